@@ -6,6 +6,14 @@ struct Funnel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "funnel",
         abstract: "Onboarding analytics on PostgreSQL: record, replay and report onboarding funnels.",
-        subcommands: []
+        discussion: """
+            With no database configured (no --database-url, DATABASE_URL or PG* variables), every \
+            command uses an embedded PostgreSQL cluster under ./.onboardmetrics/postgres, created \
+            and started on first use.
+            """,
+        subcommands: [
+            MigrateCommand.self,
+            DatabaseCommand.self,
+        ]
     )
 }

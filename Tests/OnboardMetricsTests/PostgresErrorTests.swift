@@ -10,7 +10,8 @@ import Testing
     }
 
     @Test func descriptionCarriesServerFields() {
-        let error = PostgresError(.server, "insert failed", sqlState: "23505", detail: "Key (id)=(1) already exists.", hint: "none")
+        let error = PostgresError(
+            .server, "insert failed", sqlState: "23505", detail: "Key (id)=(1) already exists.", hint: "none")
         #expect(error.description.contains("SQLSTATE 23505"))
         #expect(error.description.contains("DETAIL: Key (id)=(1) already exists."))
     }
