@@ -9,15 +9,16 @@ package struct ServerPrograms: Sendable {
     /// Finds the server programs: `ONBOARDMETRICS_PG_BINDIR`, then `PATH`, then the folders
     /// Debian and Homebrew install them in (newest version first).
     /// - Throws: `PostgresError` `.embeddedCluster` naming the package to install.
-    package static func locate(environment: [String: String] = ProcessInfo.processInfo.environment) throws
-        -> ServerPrograms
-    {
+    package static func locate(
+        environment: [String: String] = ProcessInfo.processInfo.environment,
+        searchRoots: [String] = ["/usr/lib/postgresql", "/opt/homebrew/opt", "/usr/local/opt"]
+    ) throws -> ServerPrograms {
         var candidates: [String] = []
         if let configured = environment["ONBOARDMETRICS_PG_BINDIR"], !configured.isEmpty {
             candidates.append(configured)
         }
         candidates += (environment["PATH"] ?? "").split(separator: ":").map(String.init)
-        for root in ["/usr/lib/postgresql", "/opt/homebrew/opt", "/usr/local/opt"] {
+        for root in searchRoots {
             let versions = (try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []
             let sorted = versions.filter { root == "/usr/lib/postgresql" || $0.hasPrefix("postgresql") }
                 .sorted { $0.compare($1, options: .numeric) == .orderedDescending }

@@ -111,6 +111,7 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
             output.append("=")
             index = conninfo.index(after: index)
             while index < conninfo.endIndex, conninfo[index].isWhitespace {
+                output.append(conninfo[index])
                 index = conninfo.index(after: index)
             }
             // Read the value: quoted with backslash escapes, or up to the next space.

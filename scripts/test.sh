@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Runs the whole test suite against a throwaway PostgreSQL cluster that it creates in a temp
+# folder and removes again, whatever the outcome. Extra arguments go to `swift test`
+# (e.g. `bash scripts/test.sh --filter Migrator`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+swift build --build-tests
+bin="$(swift build --show-bin-path)"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-test.XXXXXX")"
+chmod 755 "$work"  # the server may run as the postgres user, which must reach the folder
+cleanup() {
+    "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+# The tests' database settings come only from these variables, never from the caller's.
+unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE
+export ONBOARDMETRICS_TEST_DATABASE_URL="$("$bin/funnel" db start --data-dir "$work/postgres")"
+export ONBOARDMETRICS_TEST_WORK_DIR="$work"
+export ONBOARDMETRICS_FUNNEL="$bin/funnel"
+echo "test database: $ONBOARDMETRICS_TEST_DATABASE_URL" >&2
+
+swift test --skip-build "$@"
