@@ -1,0 +1,87 @@
+import Foundation
+
+/// Minimal, allocation-light JSON writing into a byte buffer, with sorted object keys so output
+/// is deterministic.
+package enum JSONWriter {
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    package static func appendString(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: [92, 92])
+            case 0x0A: bytes.append(contentsOf: [92, UInt8(ascii: "n")])
+            case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
+            case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
+            case 0..<0x20:
+                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    package static func appendInt(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let magnitude = value.magnitude
+        var divisor: UInt = 1
+        while divisor <= magnitude / 10 { divisor *= 10 }
+        // Writes the digits in place, most significant first, without a temporary buffer.
+        while divisor > 0 {
+            bytes.append(UInt8(48 + (magnitude / divisor) % 10))
+            divisor /= 10
+        }
+    }
+
+    package static func appendNumber(_ value: Double, to bytes: inout [UInt8]) {
+        if value.isNaN || value.isInfinite {
+            // JSON has no NaN or infinity.
+            bytes.append(contentsOf: "null".utf8)
+        } else if value == value.rounded(), abs(value) < 9_007_199_254_740_992 {
+            appendInt(Int(value), to: &bytes)
+        } else {
+            bytes.append(contentsOf: String(value).utf8)
+        }
+    }
+
+    package static func appendUUID(_ uuid: UUID, to bytes: inout [UInt8]) {
+        withUnsafeBytes(of: uuid.uuid) { raw in
+            for (index, byte) in raw.enumerated() {
+                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 15)])
+            }
+        }
+    }
+
+    package static func appendObject(_ object: [String: JSONValue], to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for key in object.keys.sorted() {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            appendString(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            if let value = object[key] { appendValue(value, to: &bytes) }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    package static func appendValue(_ value: JSONValue, to bytes: inout [UInt8]) {
+        switch value {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let number): appendNumber(number, to: &bytes)
+        case .string(let string): appendString(string, to: &bytes)
+        case .array(let array):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in array.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                appendValue(element, to: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object): appendObject(object, to: &bytes)
+        }
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+
+/// ISO 8601 timestamps with milliseconds in UTC, e.g. `2026-01-31T09:15:02.125Z`.
+///
+/// Written by hand rather than with `ISO8601DateFormatter` because the generator formats tens of
+/// millions of them and the formatter is neither fast nor `Sendable`.
+package enum Timestamp {
+    /// Milliseconds since 1970 for a date, rounded down.
+    package static func milliseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+    }
+
+    /// The date for milliseconds since 1970.
+    package static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
+    }
+
+    /// Appends the ISO 8601 form of `milliseconds` since 1970 to `bytes`.
+    package static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
+        let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        var rest = milliseconds - days * 86_400_000
+        let (year, month, day) = civil(fromDays: days)
+        appendDigits(year, count: 4, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(month, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "-"))
+        appendDigits(day, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "T"))
+        appendDigits(rest / 3_600_000, count: 2, to: &bytes)
+        rest %= 3_600_000
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(rest / 60_000, count: 2, to: &bytes)
+        rest %= 60_000
+        bytes.append(UInt8(ascii: ":"))
+        appendDigits(rest / 1000, count: 2, to: &bytes)
+        bytes.append(UInt8(ascii: "."))
+        appendDigits(rest % 1000, count: 3, to: &bytes)
+        bytes.append(UInt8(ascii: "Z"))
+    }
+
+    /// The ISO 8601 form of a date.
+    package static func string(_ date: Date) -> String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(24)
+        append(milliseconds: milliseconds(date), to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff...](Z|±HH:MM)`; nil when the text is not of that form.
+    package static func parse(_ text: String) -> Date? {
+        let b = Array(text.utf8)
+        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
+            b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "), b[13] == UInt8(ascii: ":"),
+            b[16] == UInt8(ascii: ":"),
+            let year = number(b, 0, 4), let month = number(b, 5, 2), let day = number(b, 8, 2),
+            let hour = number(b, 11, 2), let minute = number(b, 14, 2), let second = number(b, 17, 2),
+            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
+        else { return nil }
+        var index = 19
+        var millis: Int64 = 0
+        if b[index] == UInt8(ascii: ".") {
+            index += 1
+            var scale: Int64 = 100
+            let start = index
+            while index < b.count, let digit = digit(b[index]) {
+                millis += digit * scale
+                scale /= 10
+                index += 1
+            }
+            guard index > start else { return nil }
+        }
+        guard index < b.count else { return nil }
+        var offsetMinutes: Int64 = 0
+        switch b[index] {
+        case UInt8(ascii: "Z"):
+            index += 1
+        case UInt8(ascii: "+"), UInt8(ascii: "-"):
+            guard b.count == index + 6, let oh = number(b, index + 1, 2), let om = number(b, index + 4, 2) else {
+                return nil
+            }
+            offsetMinutes = (oh * 60 + om) * (b[index] == UInt8(ascii: "-") ? -1 : 1)
+            index += 6
+        default:
+            return nil
+        }
+        guard index == b.count else { return nil }
+        let days = daysFromCivil(year: year, month: month, day: day)
+        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
+        return date(milliseconds: seconds * 1000 + millis)
+    }
+
+    private static func digit(_ byte: UInt8) -> Int64? {
+        byte >= 48 && byte <= 57 ? Int64(byte - 48) : nil
+    }
+
+    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
+        var value: Int64 = 0
+        for index in start..<(start + count) {
+            guard index < bytes.count, let digit = digit(bytes[index]) else { return nil }
+            value = value * 10 + digit
+        }
+        return value
+    }
+
+    private static func appendDigits(_ value: Int64, count: Int, to bytes: inout [UInt8]) {
+        var divisor: Int64 = 1
+        for _ in 1..<count { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            bytes.append(UInt8(48 + (rest / divisor) % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    // Howard Hinnant's days-from-civil algorithms: exact for the proleptic Gregorian calendar.
+    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+
+/// The flows an app (or the analyzer) knows, by id; resolves hand-offs between them.
+public struct FlowCatalog: Sendable, Hashable {
+    /// The flows by id.
+    public private(set) var flows: [String: FlowDefinition]
+
+    /// Creates a catalog and validates every flow, every hand-off target and the absence of
+    /// hand-off cycles. Errors name the flow and the JSON path.
+    public init(_ flows: [FlowDefinition]) throws(FlowError) {
+        var byID: [String: FlowDefinition] = [:]
+        for flow in flows {
+            do throws(FlowError) {
+                try flow.validate()
+            } catch {
+                throw error.inFlow(flow.id)
+            }
+            if byID[flow.id] != nil {
+                throw FlowError(.duplicateFlowID, "two flows have the id '\(flow.id)'", path: "flow '\(flow.id)' $.id")
+            }
+            byID[flow.id] = flow
+        }
+        self.flows = byID
+        try checkHandOffs()
+    }
+
+    /// Decodes every `*.json` file in `directory` as a flow.
+    public static func load(directory: URL) throws(FlowError) -> FlowCatalog {
+        let files: [URL]
+        do {
+            files = try FileManager.default.contentsOfDirectory(at: directory, includingPropertiesForKeys: nil)
+                .filter { $0.pathExtension == "json" }.sorted { $0.path < $1.path }
+        } catch {
+            throw FlowError(.invalidJSON, "cannot list \(directory.path): \(error.localizedDescription)")
+        }
+        var flows: [FlowDefinition] = []
+        for file in files {
+            do throws(FlowError) {
+                let data: Data
+                do { data = try Data(contentsOf: file) } catch {
+                    throw FlowError(.invalidJSON, "cannot read: \(error.localizedDescription)", path: "$")
+                }
+                flows.append(try FlowDefinition.decode(from: data))
+            } catch {
+                var located = error
+                located.path = "\(file.lastPathComponent) \(error.path ?? "$")"
+                throw located
+            }
+        }
+        return try FlowCatalog(flows)
+    }
+
+    /// The flow with `id`.
+    public subscript(id: String) -> FlowDefinition? { flows[id] }
+
+    private func checkHandOffs() throws(FlowError) {
+        for flow in flows.values.sorted(by: { $0.id < $1.id }) {
+            for (index, step) in flow.steps.enumerated() {
+                if let target = step.handOff, flows[target] == nil {
+                    throw FlowError(
+                        .unknownHandOffTarget, "hand-off target '\(target)' is not a known flow",
+                        path: "flow '\(flow.id)' $.steps[\(index)].handOff")
+                }
+            }
+        }
+        // Depth-first search over the hand-off graph; a grey node met again closes a cycle.
+        var state: [String: Int] = [:]  // 1 visiting, 2 done
+        func visit(_ id: String, _ trail: [String]) throws(FlowError) {
+            if state[id] == 2 { return }
+            if state[id] == 1 {
+                let cycle = (trail.drop { $0 != id } + [id]).joined(separator: " → ")
+                let from = trail.last ?? id
+                let index = flows[from]?.steps.firstIndex { $0.handOff == id } ?? 0
+                throw FlowError(
+                    .handOffCycle, "hand-offs form a cycle: \(cycle)", path: "flow '\(from)' $.steps[\(index)].handOff")
+            }
+            state[id] = 1
+            for step in flows[id]?.steps ?? [] {
+                if let target = step.handOff { try visit(target, trail + [id]) }
+            }
+            state[id] = 2
+        }
+        for id in flows.keys.sorted() { try visit(id, []) }
+    }
+}
+
+extension FlowError {
+    func inFlow(_ flowID: String) -> FlowError {
+        var error = self
+        error.path = "flow '\(flowID)' \(path ?? "$")"
+        return error
+    }
+}
