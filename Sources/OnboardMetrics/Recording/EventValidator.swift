@@ -1,0 +1,100 @@
+import Foundation
+
+/// Checks an event before it is accepted for recording, so that nothing the database would
+/// refuse ever reaches a batch (one bad event must not fail the others).
+public struct EventValidator: Sendable {
+    /// Longest id or name (user, flow, step, custom name), in characters.
+    public static let maximumNameLength = 200
+    /// Largest properties object, in bytes of JSON.
+    public static let maximumPropertiesBytes = 64 * 1024
+    /// Earliest plausible event time: before 2000, a client clock is broken.
+    public static let earliest = Date(timeIntervalSince1970: 946_684_800)
+    /// How far ahead of the validating clock an event may be (client clocks drift).
+    public var futureTolerance: TimeInterval = 24 * 3600
+
+    /// Creates a validator.
+    public init() {}
+
+    /// Throws the first problem found in `event`, judged against the clock reading `now`.
+    /// - Throws: `EventValidationError` naming the field.
+    public func validate(_ event: Event, now: Date) throws {
+        if event.eventID == Self.nilUUID {
+            throw EventValidationError(.missing, field: "event_id", reason: "is missing")
+        }
+        if event.sessionID == Self.nilUUID {
+            throw EventValidationError(.missing, field: "session_id", reason: "is missing")
+        }
+        if event.userID.isEmpty { throw EventValidationError(.missing, field: "user_id", reason: "is empty") }
+        guard event.seq >= 0, event.seq <= Int(Int32.max) else {
+            throw EventValidationError(.outOfRange, field: "seq", reason: "must be between 0 and \(Int32.max)")
+        }
+        if let version = event.flowVersion, version < 0 || version > Int(Int32.max) {
+            throw EventValidationError(.outOfRange, field: "flow_version", reason: "must be between 0 and \(Int32.max)")
+        }
+        try checkName(event.userID, field: "user_id")
+        try event.flowID.map { try checkName($0, field: "flow_id") }
+        try event.stepID.map { try checkName($0, field: "step_id") }
+        try event.name.map { try checkName($0, field: "name") }
+        if event.kind.isStepEvent, (event.stepID ?? "").isEmpty {
+            throw EventValidationError(.missing, field: "step_id", reason: "is required for \(event.kind.rawValue)")
+        }
+        if event.kind == .custom, (event.name ?? "").isEmpty {
+            throw EventValidationError(.missing, field: "name", reason: "is required for custom events")
+        }
+        try checkTime(event.occurredAt, field: "occurred_at", now: now)
+        try event.sentAt.map { try checkTime($0, field: "sent_at", now: now) }
+        try checkProperties(event.properties, path: "properties")
+        var json: [UInt8] = []
+        JSONWriter.appendObject(event.properties, to: &json)
+        if json.count > Self.maximumPropertiesBytes {
+            throw EventValidationError(
+                .tooLarge, field: "properties",
+                reason: "is \(json.count) bytes of JSON; at most \(Self.maximumPropertiesBytes) are allowed")
+        }
+    }
+
+    private static let nilUUID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    private func checkName(_ value: String, field: String) throws {
+        if value.unicodeScalars.count > Self.maximumNameLength {
+            throw EventValidationError(
+                .tooLong, field: field,
+                reason: "is \(value.unicodeScalars.count) characters; at most \(Self.maximumNameLength) are allowed")
+        }
+        try checkNUL(value, field: field)
+    }
+
+    private func checkNUL(_ value: String, field: String) throws {
+        if value.utf8.contains(0) {
+            throw EventValidationError(.nulCharacter, field: field, reason: "contains a NUL character (\\u0000)")
+        }
+    }
+
+    private func checkTime(_ date: Date, field: String, now: Date) throws {
+        if date < Self.earliest {
+            throw EventValidationError(.absurdTimestamp, field: field, reason: "is before 2000-01-01")
+        }
+        if date > now.addingTimeInterval(futureTolerance) {
+            throw EventValidationError(
+                .absurdTimestamp, field: field,
+                reason: "is more than \(Int(futureTolerance / 3600)) hours in the future")
+        }
+    }
+
+    private func checkProperties(_ object: [String: JSONValue], path: String) throws {
+        for (key, value) in object {
+            try checkNUL(key, field: path)
+            try checkValue(value, path: "\(path).\(key)")
+        }
+    }
+
+    private func checkValue(_ value: JSONValue, path: String) throws {
+        switch value {
+        case .string(let string): try checkNUL(string, field: path)
+        case .array(let array):
+            for (index, element) in array.enumerated() { try checkValue(element, path: "\(path)[\(index)]") }
+        case .object(let object): try checkProperties(object, path: path)
+        case .null, .bool, .number: break
+        }
+    }
+}
