@@ -28,6 +28,13 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        .executableTarget(
+            name: "recorder-bench",
+            dependencies: [
+                "OnboardMetrics",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
         .testTarget(
             name: "OnboardMetricsTests",
             dependencies: ["OnboardMetrics"]

@@ -109,16 +109,24 @@ public struct EmbeddedCluster: Sendable {
         }
     }
 
-    /// Stops the server (fast shutdown: open transactions are rolled back). Stopping a stopped
-    /// or absent cluster does nothing.
+    /// How to stop the server, as `pg_ctl stop -m` names it.
+    public enum StopMode: String, Sendable {
+        /// Roll back open transactions, disconnect clients, shut down cleanly.
+        case fast
+        /// Abort at once, as a crash would; the next start recovers from the WAL.
+        case immediate
+    }
+
+    /// Stops the server. Stopping a stopped or absent cluster does nothing.
+    /// - Parameter mode: `.fast` (default) or `.immediate`, which simulates a crash.
     /// - Returns: whether a running server was stopped.
     /// - Throws: `PostgresError` `.embeddedCluster` when `pg_ctl stop` fails.
     @discardableResult
-    public func stop() throws -> Bool {
+    public func stop(mode: StopMode = .fast) throws -> Bool {
         guard try state() == .running else { return false }
         let programs = try ServerPrograms.locate()
         let outcome = try ProcessRunner.run(
-            programs.pgCtl, ["stop", "-D", dataDirectory, "-m", "fast", "-w", "-t", "60"], as: serverUser)
+            programs.pgCtl, ["stop", "-D", dataDirectory, "-m", mode.rawValue, "-w", "-t", "60"], as: serverUser)
         guard outcome.status == 0 else {
             throw PostgresError(.embeddedCluster, "PostgreSQL did not stop: \(outcome.output)")
         }

@@ -1,0 +1,465 @@
+import Foundation
+
+/// Records events into PostgreSQL in the background: ``record(_:)`` returns at once, and a writer
+/// thread of the recorder's own sends batches with binary COPY.
+///
+/// Guarantees: an accepted event is never lost while the process lives and never stored twice
+/// (the database drops a repeated `event_id`). When the database is unreachable the recorder keeps
+/// accepting events, retries with exponential backoff and jitter, and moves waiting events to an
+/// append-only spool on disk (bounded by ``Configuration/spoolCapacityBytes``), which it drains
+/// once the database is back — also after a crash or `SIGKILL`, when a new recorder opens the
+/// same spool folder. Memory stays bounded by ``Configuration/maximumBufferedEvents``.
+public final class EventRecorder: @unchecked Sendable {
+    /// How the recorder batches, retries and spools.
+    public struct Configuration: Sendable {
+        /// The database to write to.
+        public var database: PostgresConfiguration
+        /// Events per COPY. Default 5,000: large enough that a commit's fixed cost (a WAL flush,
+        /// about a millisecond) is a small share of the batch, small enough that one batch is
+        /// a few megabytes of memory.
+        public var batchSize = 5_000
+        /// Longest an event waits before its batch is sent, in seconds. Default 1: dashboards see
+        /// data within a second, and a quiet app still sends few, larger batches.
+        public var flushInterval: TimeInterval = 1
+        /// Events held in memory at most. When the queue is full, ``record(_:)`` waits for room:
+        /// with the database up, for the next batch to commit (a bulk load then runs at the
+        /// database's pace); during an outage, only for the writer to move a batch to the spool.
+        /// Default 100,000 (tens of megabytes).
+        public var maximumBufferedEvents = 100_000
+        /// The spool folder; `nil` for no spool (events then wait in memory during an outage).
+        public var spoolDirectory: String? = ".onboardmetrics/spool"
+        /// Bytes the spool may hold; past it the oldest events are dropped and counted. Default 1 GiB.
+        public var spoolCapacityBytes = 1 << 30
+        /// First retry delay after a failure, in seconds; doubles per failure up to ``maximumBackoff``.
+        public var initialBackoff: TimeInterval = 0.1
+        /// Longest retry delay, in seconds.
+        public var maximumBackoff: TimeInterval = 30
+        /// The clock that stamps `sent_at` (and `received_at` when the event has none).
+        public var clock: @Sendable () -> Date = { Date() }
+        /// Where the recorder reports what it had to do (reconnects, quarantined spool records).
+        public var log: @Sendable (String) -> Void = { message in
+            FileHandle.standardError.write(Data("recorder: \(message)\n".utf8))
+        }
+
+        /// A configuration with the defaults above.
+        public init(database: PostgresConfiguration) {
+            self.database = database
+        }
+    }
+
+    /// What the recorder has done so far.
+    public struct Counters: Sendable, Hashable, Codable {
+        /// Events accepted by ``record(_:)``.
+        public var recorded = 0
+        /// Events newly stored in the database.
+        public var committed = 0
+        /// Events the database already had (same `event_id`): dropped, not stored twice.
+        public var duplicates = 0
+        /// Failed attempts to reach or write to the database that were retried.
+        public var retried = 0
+        /// Events written to the spool.
+        public var spooled = 0
+        /// Events dropped because the spool was over its cap.
+        public var dropped = 0
+        /// Events refused: invalid at ``record(_:)``, or refused by the database for good.
+        public var rejected = 0
+    }
+
+    private let configuration: Configuration
+    private let validator = EventValidator()
+    private let store = EventStore()
+    private let condition = NSCondition()
+    private let spool: Spool?
+
+    // Guarded by `condition`.
+    private var queue: [Event] = []
+    private var queueHead = 0
+    private var enqueued = 0
+    private var settled = 0
+    private var counts = Counters()
+    private var flushWaiters = 0
+    private var spoolHasData = false
+    private var connected = false
+    private var shuttingDown = false
+    private var stopped = false
+
+    // Used only by the writer thread.
+    private var connection: PostgresConnection?
+    private var nextAttempt = Date.distantPast
+    private var failures = 0
+    private var lastSend = Date()
+    private var ensuredMonths = Set<Int64>()
+    private var random = SystemRandomNumberGenerator()
+
+    /// Starts a recorder: opens the spool (draining what an earlier process left there once the
+    /// database is reachable) and the writer thread. It connects in the background.
+    /// - Throws: `RecorderError` `.spool` when the spool folder cannot be used.
+    public init(configuration: Configuration) throws {
+        self.configuration = configuration
+        if let folder = configuration.spoolDirectory {
+            let log = configuration.log
+            let spool = try Spool(directory: folder, capacityBytes: configuration.spoolCapacityBytes, log: log)
+            spoolHasData = !spool.isEmpty
+            self.spool = spool
+        } else {
+            spool = nil
+        }
+        let thread = Thread { [self] in runWriter() }
+        thread.name = "onboardmetrics.recorder"
+        thread.start()
+    }
+
+    /// A snapshot of the counters.
+    public var counters: Counters {
+        condition.lock()
+        defer { condition.unlock() }
+        return counts
+    }
+
+    /// Accepts an event for recording. Returns at once: the event is written in the background.
+    /// - Throws: `EventValidationError` when the event is invalid (counted as rejected), or
+    ///   `RecorderError` `.shutDown` after ``shutdown()``.
+    public func record(_ event: Event) throws {
+        do {
+            try validator.validate(event, now: configuration.clock())
+        } catch {
+            condition.lock()
+            counts.rejected += 1
+            condition.unlock()
+            throw error
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        guard !shuttingDown else { throw RecorderError(.shutDown, "the recorder was shut down") }
+        // Room is made by the writer: a committed batch, or, during an outage, a spooled one.
+        while queue.count - queueHead >= configuration.maximumBufferedEvents, !stopped {
+            condition.signal()
+            condition.wait()
+        }
+        queue.append(event)
+        enqueued += 1
+        counts.recorded += 1
+        if queue.count - queueHead >= configuration.batchSize { condition.broadcast() }
+    }
+
+    /// Returns once every event recorded before the call is committed to the database — or,
+    /// while the database is unreachable, durably spooled (it does not wait out an outage).
+    /// With a reachable database, events spooled earlier are drained first.
+    /// - Returns: `true` when everything is committed, `false` when some of it waits in the spool.
+    @discardableResult
+    public func flush() async -> Bool {
+        (try? await BlockingIO.run { [self] in waitForFlush() }) ?? false
+    }
+
+    /// Flushes, stops the writer and closes the connection. Later ``record(_:)`` calls fail.
+    /// - Returns: the final counters.
+    @discardableResult
+    public func shutdown() async -> Counters {
+        (try? await BlockingIO.run { [self] in waitForShutdown() }) ?? counters
+    }
+
+    private func waitForShutdown() -> Counters {
+        condition.lock()
+        defer { condition.unlock() }
+        shuttingDown = true
+        condition.broadcast()
+        while !stopped { condition.wait() }
+        return counts
+    }
+
+    private func waitForFlush() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        let target = enqueued
+        flushWaiters += 1
+        condition.broadcast()
+        while !stopped, settled < target || (connected && spoolHasData) {
+            condition.wait()
+        }
+        flushWaiters -= 1
+        return !spoolHasData && settled >= target
+    }
+}
+
+extension EventRecorder {
+    // MARK: - The writer thread
+
+    private func runWriter() {
+        while true {
+            condition.lock()
+            while !hasWork() {
+                condition.wait(until: nextWakeup())
+            }
+            let batch = takeBatch()
+            let finishing = shuttingDown && batch.isEmpty
+            condition.broadcast()  // room for record() calls waiting on a full queue
+            condition.unlock()
+
+            if connection == nil, Date() >= nextAttempt { connect() }
+            if connection != nil, spoolHasDataNow() { drainSpool() }
+            if !batch.isEmpty { send(batch) }
+
+            condition.lock()
+            connected = connection != nil
+            if shuttingDown, spool == nil, connection == nil, queue.count > queueHead {
+                // Nowhere left to put them: say so rather than hang the shutdown.
+                let lost = queue.count - queueHead
+                configuration.log("shutting down with the database unreachable and no spool: \(lost) events dropped")
+                counts.dropped += lost
+                settled += lost
+                queueHead = queue.count
+            }
+            condition.broadcast()
+            // At shutdown one drain attempt is enough: what is left stays in the spool for next time.
+            let exit = finishing && queue.count == queueHead
+            condition.unlock()
+            if exit { break }
+        }
+        connection?.close()
+        connection = nil
+        condition.lock()
+        stopped = true
+        connected = false
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Called with the lock held.
+    private func hasWork() -> Bool {
+        let waiting = queue.count - queueHead
+        if shuttingDown { return true }
+        if waiting >= configuration.batchSize { return true }
+        if waiting > 0, flushWaiters > 0 || Date().timeIntervalSince(lastSend) >= configuration.flushInterval {
+            return true
+        }
+        if spoolHasData, connection != nil || Date() >= nextAttempt { return true }
+        return false
+    }
+
+    /// Called with the lock held.
+    private func nextWakeup() -> Date {
+        var wakeup = lastSend.addingTimeInterval(configuration.flushInterval)
+        if spoolHasData, connection == nil { wakeup = min(wakeup, nextAttempt) }
+        return max(wakeup, Date().addingTimeInterval(0.001))
+    }
+
+    /// Called with the lock held.
+    private func takeBatch() -> [Event] {
+        let count = min(configuration.batchSize, queue.count - queueHead)
+        guard count > 0 else { return [] }
+        let now = configuration.clock()
+        var batch = Array(queue[queueHead..<(queueHead + count)])
+        for index in batch.indices {
+            // The recorder writes in-process: sending and receiving are the same instant.
+            if batch[index].sentAt == nil { batch[index].sentAt = now }
+            if batch[index].receivedAt == nil { batch[index].receivedAt = batch[index].sentAt }
+        }
+        queueHead += count
+        if queueHead > 65_536, queueHead * 2 > queue.count {
+            queue.removeFirst(queueHead)
+            queueHead = 0
+        }
+        lastSend = Date()
+        return batch
+    }
+
+    private func spoolHasDataNow() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        return spoolHasData
+    }
+
+    private func connect() {
+        do {
+            connection = try PostgresConnection(configuration: configuration.database)
+            if failures > 0 { configuration.log("reconnected to the database after \(failures) failed attempts") }
+            failures = 0
+        } catch {
+            failed(error)
+        }
+    }
+
+    /// Records a failure: drop the connection and schedule the next attempt with backoff and jitter.
+    private func failed(_ error: Error) {
+        connection?.close()
+        connection = nil
+        failures += 1
+        let ceiling = min(
+            configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(min(failures - 1, 30))))
+        // "Equal jitter": half the delay fixed, half random, so retries from many clients spread out.
+        let delay = ceiling / 2 + Double.random(in: 0...(ceiling / 2), using: &random)
+        nextAttempt = Date().addingTimeInterval(delay)
+        condition.lock()
+        counts.retried += 1
+        condition.unlock()
+        if failures == 1 || failures.isMultiple(of: 10) {
+            configuration.log("database unavailable (\(error)); retrying in \(String(format: "%.2f", delay)) s")
+        }
+    }
+
+    /// Writes a batch to the database, or to the spool when the database is not reachable.
+    private func send(_ batch: [Event]) {
+        if connection != nil {
+            do {
+                let result = try write(batch)
+                settle(batch.count) {
+                    $0.committed += result.inserted
+                    $0.duplicates += result.duplicates
+                }
+                return
+            } catch let error as PostgresError where !error.isTransient {
+                let rejected = isolateRejects(batch)
+                settle(batch.count) {
+                    $0.rejected += rejected.rejected; $0.committed += rejected.inserted;
+                    $0.duplicates += rejected.duplicates
+                }
+                return
+            } catch {
+                failed(error)
+            }
+        }
+        spoolOrRequeue(batch)
+    }
+
+    private func write(_ events: [Event]) throws -> EventStore.WriteResult {
+        guard let connection else { throw PostgresError(.connectionClosed, "not connected") }
+        try ensurePartitions(for: events, on: connection)
+        return try store.write(events, on: connection, receivedAt: configuration.clock())
+    }
+
+    /// Creates the monthly partitions the batch's event ids fall in, once per month per recorder.
+    private func ensurePartitions(for events: [Event], on connection: PostgresConnection) throws {
+        var months = Set<Int64>()
+        var lastDay = Int64.min
+        for event in events {
+            guard let milliseconds = event.eventID.version7Milliseconds else { continue }
+            let day = milliseconds / 86_400_000
+            if day != lastDay { months.insert(Self.monthIndex(daysSince1970: day)) }
+            lastDay = day
+        }
+        let missing = months.subtracting(ensuredMonths)
+        guard !missing.isEmpty else { return }
+        let times = events.compactMap { $0.eventID.version7Milliseconds }
+        guard let low = times.min(), let high = times.max() else { return }
+        try store.ensurePartitions(
+            from: Date(timeIntervalSince1970: Double(low) / 1000), to: Date(timeIntervalSince1970: Double(high) / 1000),
+            on: connection)
+        ensuredMonths.formUnion(missing)
+    }
+
+    /// Year * 12 + month (0-based) of a day, by the proleptic Gregorian calendar (H. Hinnant's civil_from_days).
+    static func monthIndex(daysSince1970 days: Int64) -> Int64 {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthPrime = (5 * dayOfYear + 2) / 153
+        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return year * 12 + month - 1
+    }
+
+    /// Splits a batch the database refused for good until the refused events are found; writes the rest.
+    private func isolateRejects(_ batch: [Event]) -> (inserted: Int, duplicates: Int, rejected: Int) {
+        if batch.count == 1 {
+            do {
+                let result = try write(batch)
+                return (result.inserted, result.duplicates, 0)
+            } catch {
+                configuration.log("event \(batch[0].eventID) refused by the database: \(error)")
+                return (0, 0, 1)
+            }
+        }
+        do {
+            let result = try write(batch)
+            return (result.inserted, result.duplicates, 0)
+        } catch let error as PostgresError where !error.isTransient {
+            let middle = batch.count / 2
+            let left = isolateRejects(Array(batch[..<middle]))
+            let right = isolateRejects(Array(batch[middle...]))
+            return (left.0 + right.0, left.1 + right.1, left.2 + right.2)
+        } catch {
+            return (0, 0, 0)
+        }
+    }
+
+    private func spoolOrRequeue(_ batch: [Event]) {
+        guard let spool else {
+            // No spool: keep the events in memory, in front, and wait for the database.
+            condition.lock()
+            queue.insert(contentsOf: batch, at: queueHead)
+            condition.unlock()
+            return
+        }
+        do {
+            let dropped = try spool.append(batch)
+            settle(batch.count) {
+                $0.spooled += batch.count
+                $0.dropped += dropped
+            }
+            condition.lock()
+            spoolHasData = true
+            condition.unlock()
+        } catch {
+            configuration.log("\(error); keeping \(batch.count) events in memory")
+            condition.lock()
+            queue.insert(contentsOf: batch, at: queueHead)
+            condition.unlock()
+        }
+    }
+
+    /// Writes every sealed spool segment to the database, deleting each once committed.
+    private func drainSpool() {
+        guard let spool else { return }
+        spool.sealActiveSegment()
+        for segment in spool.sealedSegments() {
+            let (events, _) = spool.read(segment: segment)
+            var index = 0
+            while index < events.count {
+                let chunk = Array(events[index..<min(index + configuration.batchSize, events.count)])
+                do {
+                    let result = try write(chunk)
+                    condition.lock()
+                    counts.committed += result.inserted
+                    counts.duplicates += result.duplicates
+                    condition.unlock()
+                } catch let error as PostgresError where !error.isTransient {
+                    let outcome = isolateRejects(chunk)
+                    condition.lock()
+                    counts.committed += outcome.inserted
+                    counts.duplicates += outcome.duplicates
+                    counts.rejected += outcome.rejected
+                    condition.unlock()
+                } catch {
+                    failed(error)
+                    return
+                }
+                index += configuration.batchSize
+            }
+            spool.remove(segment: segment)
+        }
+        condition.lock()
+        spoolHasData = !spool.isEmpty
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    private func settle(_ count: Int, _ update: (inout Counters) -> Void) {
+        condition.lock()
+        settled += count
+        update(&counts)
+        condition.broadcast()
+        condition.unlock()
+    }
+}
+
+extension UUID {
+    /// The Unix milliseconds of a version-7 UUID, `nil` for other versions.
+    package var version7Milliseconds: Int64? {
+        let bytes = uuid
+        guard bytes.6 >> 4 == 7 else { return nil }
+        return Int64(bytes.0) << 40 | Int64(bytes.1) << 32 | Int64(bytes.2) << 24 | Int64(bytes.3) << 16
+            | Int64(bytes.4) << 8 | Int64(bytes.5)
+    }
+}
