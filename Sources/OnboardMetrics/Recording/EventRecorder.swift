@@ -80,6 +80,7 @@ public final class EventRecorder: @unchecked Sendable {
     private var flushWaiters = 0
     private var spoolHasData = false
     private var connected = false
+    private var connectionAttempts = 0
     private var shuttingDown = false
     private var stopped = false
 
@@ -171,9 +172,12 @@ public final class EventRecorder: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         let target = enqueued
+        let attempts = connectionAttempts
         flushWaiters += 1
         condition.broadcast()
-        while !stopped, settled < target || (connected && spoolHasData) {
+        // Spooled events count once the database is reachable; while it is not, one connection
+        // attempt after the call is waited for, not the end of the outage.
+        while !stopped, settled < target || (spoolHasData && (connected || connectionAttempts == attempts)) {
             condition.wait()
         }
         flushWaiters -= 1
@@ -217,6 +221,7 @@ extension EventRecorder {
         }
         connection?.close()
         connection = nil
+        spool?.close()
         condition.lock()
         stopped = true
         connected = false
@@ -270,6 +275,13 @@ extension EventRecorder {
     }
 
     private func connect() {
+        defer {
+            condition.lock()
+            connectionAttempts += 1
+            connected = connection != nil
+            condition.broadcast()
+            condition.unlock()
+        }
         do {
             connection = try PostgresConnection(configuration: configuration.database)
             if failures > 0 { configuration.log("reconnected to the database after \(failures) failed attempts") }
@@ -394,13 +406,14 @@ extension EventRecorder {
         }
         do {
             let dropped = try spool.append(batch)
+            // Marked as spooled in the same step as settled, so a flush never sees one without the other.
+            condition.lock()
+            spoolHasData = true
+            condition.unlock()
             settle(batch.count) {
                 $0.spooled += batch.count
                 $0.dropped += dropped
             }
-            condition.lock()
-            spoolHasData = true
-            condition.unlock()
         } catch {
             configuration.log("\(error); keeping \(batch.count) events in memory")
             condition.lock()

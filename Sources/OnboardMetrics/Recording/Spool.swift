@@ -48,19 +48,23 @@ package final class Spool {
         lockDescriptor = open(directory + "/spool.lock", O_CREAT | O_RDWR, 0o644)
         guard lockDescriptor >= 0 else { throw RecorderError(.spool, "cannot open \(directory)/spool.lock") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            close(lockDescriptor)
+            closeFileDescriptor(lockDescriptor)
             throw RecorderError(.spool, "the spool folder \(directory) is in use by another recorder process")
         }
         let numbers = segmentNames().compactMap { UInt64($0.dropFirst(8).dropLast(6)) }
         nextSegmentNumber = (numbers.max() ?? 0) + 1
     }
 
-    deinit {
-        if activeDescriptor >= 0 { close(activeDescriptor) }
+    deinit { close() }
+
+    /// Closes the segment being written and releases the folder for another owner.
+    package func close() {
+        sealActiveSegment()
         if lockDescriptor >= 0 {
             flock(lockDescriptor, LOCK_UN)
-            close(lockDescriptor)
+            closeFileDescriptor(lockDescriptor)
         }
+        lockDescriptor = -1
     }
 
     /// Bytes held in all segments.
@@ -110,7 +114,7 @@ package final class Spool {
 
     /// Closes the segment being written, so that every segment can be drained.
     package func sealActiveSegment() {
-        if activeDescriptor >= 0 { close(activeDescriptor) }
+        if activeDescriptor >= 0 { closeFileDescriptor(activeDescriptor) }
         activeDescriptor = -1
         activeName = nil
         activeSize = 0
@@ -259,4 +263,9 @@ package final class Spool {
         UInt32(bytes[offset]) | UInt32(bytes[offset + 1]) << 8 | UInt32(bytes[offset + 2]) << 16
             | UInt32(bytes[offset + 3]) << 24
     }
+}
+
+/// The C library's close(2), reachable from inside `Spool`, whose own `close()` shadows it.
+private func closeFileDescriptor(_ descriptor: Int32) {
+    _ = close(descriptor)
 }

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetrics
+
+@Suite struct EventRecorderTests {
+    /// The recorder-bench executable, built beside funnel.
+    static var benchExecutable: String {
+        URL(fileURLWithPath: TestDatabase.funnelExecutable).deletingLastPathComponent()
+            .appendingPathComponent("recorder-bench").path
+    }
+
+    static func recorderConfiguration(_ database: PostgresConfiguration, spool: String?) -> EventRecorder.Configuration
+    {
+        var configuration = EventRecorder.Configuration(database: database)
+        configuration.spoolDirectory = spool
+        configuration.initialBackoff = 0.02
+        configuration.maximumBackoff = 0.2
+        configuration.log = { _ in }
+        return configuration
+    }
+
+    static func count(_ configuration: PostgresConfiguration) async throws -> (total: Int, distinct: Int) {
+        try await TestDatabase.withConnection(configuration) { connection in
+            let row = try connection.query("SELECT count(*) AS n, count(DISTINCT event_id) AS d FROM events").first
+            return (row?["n"].int ?? -1, row?["d"].int ?? -1)
+        }
+    }
+
+    @Test func oneMillionEventsAreRecordedAndCountedExactly() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_million")
+        let outcome = try ProcessRunner.run(
+            Self.benchExecutable,
+            ["--events", "1000000", "--database-url", Self.uri(configuration), "--batch-size", "10000"])
+        #expect(outcome.status == 0, "\(outcome.output)")
+        #expect(outcome.output.contains("recorded 1000000 committed 1000000 duplicates 0"))
+        let counts = try await Self.count(configuration)
+        #expect(counts.total == 1_000_000)
+        #expect(counts.distinct == 1_000_000)
+    }
+
+    @Test func everyEventSentTwiceLandsOnce() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_twice")
+        let events = SampleEvents.make(sessions: 2_000, perSession: 10)
+        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil))
+        for event in events { try recorder.record(event) }
+        // The second copy arrives after the first was committed, and again within one batch.
+        #expect(await recorder.flush())
+        for event in events {
+            try recorder.record(event)
+            try recorder.record(event)
+        }
+        let counters = await recorder.shutdown()
+        #expect(counters.recorded == 60_000)
+        #expect(counters.committed == 20_000)
+        #expect(counters.duplicates == 40_000)
+        let counts = try await Self.count(configuration)
+        #expect(counts.total == 20_000)
+        #expect(counts.distinct == 20_000)
+    }
+
+    @Test func invalidEventsAreRejectedAndCounted() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_invalid")
+        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil))
+        var good = SampleEvents.make(sessions: 1, perSession: 3)
+        var bad = good[2]
+        bad.eventID = UUID()
+        bad.stepID = String(repeating: "x", count: 201)
+        good.removeLast()
+        for event in good { try recorder.record(event) }
+        let error = #expect(throws: EventValidationError.self) { try recorder.record(bad) }
+        #expect(error?.field == "step_id")
+        let counters = await recorder.shutdown()
+        #expect(counters.rejected == 1)
+        #expect(counters.committed == 2)
+        #expect(throws: RecorderError.self) { try recorder.record(good[0]) }
+    }
+
+    @Test func unreachableDatabaseSpoolsAndTheNextRecorderDrains() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_outage")
+        let spool = try TestDatabase.temporaryFolder("spool-outage").path
+        defer { try? FileManager.default.removeItem(atPath: spool) }
+        let unreachable = PostgresConfiguration("host=/nonexistent-socket-folder dbname=x connect_timeout=1")
+        let events = SampleEvents.make(sessions: 500, perSession: 10)
+        let offline = try EventRecorder(configuration: Self.recorderConfiguration(unreachable, spool: spool))
+        for event in events { try offline.record(event) }
+        #expect(await offline.flush() == false)  // durable in the spool, not committed
+        let during = await offline.shutdown()
+        #expect(during.spooled == 5_000)
+        #expect(during.committed == 0)
+        #expect(during.retried >= 1)
+        let online = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool))
+        #expect(await online.flush())
+        let after = await online.shutdown()
+        #expect(after.committed == 5_000)
+        let counts = try await Self.count(configuration)
+        #expect(counts.total == 5_000)
+        #expect(counts.distinct == 5_000)
+    }
+
+    @Test func serverKilledMidRunAndRestartedLosesAndDoublesNothing() async throws {
+        _ = try TestDatabase.adminURL()
+        let folder = try TestDatabase.temporaryFolder("crash-cluster")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cluster = EmbeddedCluster(dataDirectory: folder.appendingPathComponent("postgres").path)
+        let database = try await BlockingIO.run { () -> PostgresConfiguration in
+            let configuration = try cluster.start()
+            let connection = try PostgresConnection(configuration: configuration)
+            try Migrator(directory: TestDatabase.migrationsDirectory).migrate(on: connection)
+            return configuration
+        }
+        let spool = folder.appendingPathComponent("spool").path
+        var recorderConfiguration = Self.recorderConfiguration(database, spool: spool)
+        recorderConfiguration.batchSize = 2_000
+        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        let events = SampleEvents.make(sessions: 20_000, perSession: 10, seed: 7)
+        try await BlockingIO.run {
+            for (index, event) in events.enumerated() {
+                try recorder.record(event)
+                if index == 80_000 {
+                    // Crash the server mid-run (no clean shutdown), keep recording, then bring it back.
+                    try cluster.stop(mode: .immediate)
+                }
+                if index == 140_000 { try cluster.start() }
+            }
+        }
+        #expect(await recorder.flush())
+        let counters = await recorder.shutdown()
+        defer { _ = try? cluster.stop() }
+        #expect(counters.recorded == 200_000)
+        #expect(counters.retried >= 1)
+        let counts = try await Self.count(database)
+        #expect(counts.total == 200_000)
+        #expect(counts.distinct == 200_000)
+    }
+
+    @Test(arguments: [true, false])
+    func recorderKilledMidRunLandsWhatWasDurableExactlyOnce(databaseUp: Bool) async throws {
+        let configuration = try await TestDatabase.migrated("recorder_sigkill_\(databaseUp ? "up" : "down")")
+        let spool = try TestDatabase.temporaryFolder("spool-kill").path
+        defer { try? FileManager.default.removeItem(atPath: spool) }
+        let target =
+            databaseUp
+            ? configuration : PostgresConfiguration("host=/nonexistent-socket-folder dbname=x connect_timeout=1")
+        let output = spool + "/bench.out"
+        // Start the recorder process, let it report durable events, then SIGKILL it.
+        let script = """
+            '\(Self.benchExecutable)' --events 400000 --flush-every 5000 --spool-dir '\(spool)' \
+            --database-url '\(Self.uri(target))' > '\(output)' 2>/dev/null &
+            pid=$!
+            for i in $(seq 1 600); do
+              n=$(grep -c durable '\(output)' 2>/dev/null || true)
+              if [ "${n:-0}" -ge 8 ]; then break; fi
+              sleep 0.05
+            done
+            kill -9 $pid; wait $pid 2>/dev/null; exit 0
+            """
+        let killed = try ProcessRunner.run("/bin/sh", ["-c", script])
+        #expect(killed.status == 0, "\(killed.output)")
+        let report = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        let durable =
+            report.split(separator: "\n").compactMap { $0.hasPrefix("durable ") ? Int($0.dropFirst(8)) : nil }.max()
+            ?? 0
+        #expect(durable >= 40_000 && durable < 400_000, "the recorder was killed mid-run")
+
+        // A new recorder on the same spool, with the database reachable, drains what was spooled.
+        let drainer = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool))
+        #expect(await drainer.flush())
+        _ = await drainer.shutdown()
+        let check = try await TestDatabase.withConnection(configuration) { connection in
+            try connection.query(
+                """
+                SELECT count(*) AS n, count(DISTINCT event_id) AS d,
+                       count(*) FILTER (WHERE (properties->>'i')::int < $1) AS durable
+                FROM events
+                """, [.int32(Int32(durable))]
+            ).first
+        }
+        #expect(check?["n"].int == check?["d"].int)
+        #expect(check?["durable"].int == durable)
+    }
+
+    /// One connection string for a child process: the test database's name as a URI parameter.
+    static func uri(_ configuration: PostgresConfiguration) -> String {
+        guard let database = configuration.overrides["dbname"] else { return configuration.connectionString }
+        return configuration.connectionString + (configuration.connectionString.contains("?") ? "&" : "?")
+            + "dbname=\(database)"
+    }
+}
