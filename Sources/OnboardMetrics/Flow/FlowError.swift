@@ -42,6 +42,8 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let noHistory = Code("noHistory")
         /// A highlight id the flow does not declare.
         public static let unknownHighlight = Code("unknownHighlight")
+        /// `complete()` was asked on a step that is not the last one that applies.
+        public static let notLastStep = Code("notLastStep")
     }
 
     /// What kind of failure this is.

@@ -1,0 +1,148 @@
+import Foundation
+
+/// One user's run through an onboarding flow, as app code drives it: each method moves a
+/// ``FlowNavigator`` and records the events the move implies through an ``EventSink``.
+///
+/// Every method returns at once (recording never waits for the database), so a session can be
+/// driven from the main actor. An illegal move (skipping a step that is not skippable, going to
+/// an undeclared step) throws `FlowError` and records nothing. The type is safe to share between
+/// threads; moves are applied one at a time in the order they are made.
+public final class OnboardingSession: @unchecked Sendable {
+    /// The session's id (random, version 4).
+    public let sessionID: UUID
+    /// The user the session belongs to.
+    public let userID: String
+    /// Experiment variants this session was assigned, by experiment key.
+    public let variants: [String: String]
+
+    private let lock = NSLock()
+    private var navigator: FlowNavigator
+    private let sink: any EventSink
+    private let clock: @Sendable () -> Date
+    private var ids = UUIDv7Generator()
+    private var random: AnyRandomNumberGenerator
+    private var seq = 0
+
+    /// Starts a session: records `session_started` (with the context), any experiment exposures,
+    /// and the view of the first step whose condition holds.
+    /// - Parameters:
+    ///   - flow: the flow definition (e.g. loaded from examples/flows).
+    ///   - catalog: the flows that hand-offs may enter.
+    ///   - user: the user's id.
+    ///   - context: attributes known at start (`platform`, `appVersion`, `healthDataAvailable`, ...).
+    ///   - variants: experiment key → variant already assigned to this user (see the experiments
+    ///     issue's `Assignment`); one `experiment_exposure` is recorded per entry.
+    ///   - sink: where events go, usually an ``EventRecorder``.
+    ///   - clock: the time source for `occurred_at`.
+    ///   - random: randomness for the session and event ids.
+    /// - Throws: `FlowError` when the flow cannot start, `EventValidationError` for invalid input.
+    public static func start(
+        flow: FlowDefinition, catalog: FlowCatalog? = nil, user: String, context: [String: JSONValue] = [:],
+        variants: [String: String] = [:], sink: any EventSink, clock: @escaping @Sendable () -> Date = { Date() },
+        random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+    ) throws -> OnboardingSession {
+        let session = OnboardingSession(
+            flow: flow, catalog: catalog, user: user, context: context, variants: variants, sink: sink, clock: clock,
+            random: random)
+        try session.move { navigator in
+            var drafts = try navigator.start()
+            // Exposures right after session_started, before the first step is viewed.
+            let exposures = variants.keys.sorted().flatMap { key in
+                navigator.exposure(experiment: key, variant: variants[key] ?? "")
+            }
+            drafts.insert(contentsOf: exposures, at: min(1, drafts.count))
+            return drafts
+        }
+        return session
+    }
+
+    private init(
+        flow: FlowDefinition, catalog: FlowCatalog?, user: String, context: [String: JSONValue],
+        variants: [String: String], sink: any EventSink, clock: @escaping @Sendable () -> Date,
+        random: any RandomNumberGenerator
+    ) {
+        var random = AnyRandomNumberGenerator(base: random)
+        self.sessionID = UUIDv7Generator.randomV4(using: &random)
+        self.random = random
+        self.userID = user
+        self.variants = variants
+        self.navigator = FlowNavigator(flow: flow, catalog: catalog, context: context)
+        self.sink = sink
+        self.clock = clock
+    }
+
+    /// The step on screen, `nil` once the flow finished.
+    public var currentStep: Step? { lock.withLock { navigator.currentStep } }
+    /// Running, completed or abandoned.
+    public var status: FlowNavigator.Status { lock.withLock { navigator.status } }
+
+    /// Completes the current step and shows the next one whose condition holds.
+    public func next() throws { try move { try $0.next() } }
+    /// Skips the current step. - Throws: `FlowError` `.notSkippable` unless the step is skippable.
+    public func skip() throws { try move { try $0.skip() } }
+    /// Completes the current step and jumps to a declared step of the current flow.
+    public func goTo(_ stepID: String) throws { try move { try $0.goTo(stepID) } }
+    /// Returns to the previous step.
+    public func back() throws { try move { try $0.back() } }
+    /// Shows a screen that is not in the flow; the position in the flow does not change.
+    public func showCustom(_ name: String, properties: [String: JSONValue] = [:]) throws {
+        try move { try $0.showCustom(name, properties: properties) }
+    }
+    /// A spotlight highlight declared by the flow was shown.
+    public func highlightShown(_ highlightID: String) throws { try move { try $0.showHighlight(highlightID) } }
+    /// A highlight was dismissed, with TipKit's reason.
+    public func highlightDismissed(_ highlightID: String, reason: DismissReason) throws {
+        try move { try $0.dismissHighlight(highlightID, reason: reason) }
+    }
+    /// The user used a feature (also after onboarding finished: that is what discovery measures).
+    public func featureUsed(_ featureID: String, properties: [String: JSONValue] = [:]) throws {
+        try move { $0.featureUsed(featureID, properties: properties) }
+    }
+    /// A named application event.
+    public func custom(_ name: String, properties: [String: JSONValue] = [:]) throws {
+        try move { $0.custom(name, properties: properties) }
+    }
+
+    /// Completes the last step, finishing the flow.
+    /// - Throws: `FlowError` `.notLastStep` when steps whose conditions hold remain (use ``next()``).
+    public func complete() throws {
+        try move { navigator in
+            var attempt = navigator
+            let drafts = try attempt.next()
+            guard attempt.status == .completed else {
+                let step = navigator.currentStep?.id ?? "?"
+                throw FlowError(.notLastStep, "step '\(step)' is not the last step; call next() to continue the flow")
+            }
+            navigator = attempt
+            return drafts
+        }
+    }
+
+    /// The user left onboarding at the current step.
+    public func abandon() throws { try move { try $0.abandon() } }
+
+    /// Applies a navigator move and records its events; nothing is recorded when the move throws.
+    private func move(_ transition: (inout FlowNavigator) throws -> [EventDraft]) throws {
+        try lock.withLock {
+            var next = navigator
+            let drafts = try transition(&next)
+            let now = clock()
+            var events: [Event] = []
+            for draft in drafts {
+                seq += 1
+                events.append(
+                    Event(
+                        draft, eventID: ids.next(at: now, using: &random), sessionID: sessionID, userID: userID,
+                        seq: seq, occurredAt: now))
+            }
+            for event in events { try sink.record(event) }
+            navigator = next
+        }
+    }
+}
+
+/// A random number generator of any concrete type, stored in a property.
+struct AnyRandomNumberGenerator: RandomNumberGenerator {
+    var base: any RandomNumberGenerator
+    mutating func next() -> UInt64 { base.next() }
+}
