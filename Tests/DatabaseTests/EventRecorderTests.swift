@@ -98,6 +98,35 @@ import Testing
         #expect(counts.distinct == 5_000)
     }
 
+    @Test func longOutageKeepsMemoryBoundedAndDropsOnlyPastTheDiskCap() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_long_outage")
+        let spool = try TestDatabase.temporaryFolder("spool-cap").path
+        defer { try? FileManager.default.removeItem(atPath: spool) }
+        let unreachable = PostgresConfiguration("host=/nonexistent-socket-folder dbname=x connect_timeout=1")
+        var offline = Self.recorderConfiguration(unreachable, spool: spool)
+        offline.maximumBufferedEvents = 5_000
+        offline.batchSize = 1_000
+        offline.spoolCapacityBytes = 4 * 1024 * 1024
+        let events = SampleEvents.make(sessions: 6_000, perSession: 10, seed: 11)
+        let recorder = try EventRecorder(configuration: offline)
+        // 60,000 events through a 5,000-event queue: record() only ever waits for the spool's disk writes.
+        try await BlockingIO.run { for event in events { try recorder.record(event) } }
+        let during = await recorder.shutdown()
+        #expect(during.recorded == 60_000)
+        #expect(during.spooled == 60_000)
+        #expect(during.dropped > 0)
+        #expect(during.dropped < 60_000)
+        let online = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool))
+        #expect(await online.flush())
+        let after = await online.shutdown()
+        // What was not dropped landed, exactly once; what was dropped is the oldest, in recording order.
+        #expect(after.committed == 60_000 - during.dropped)
+        let stored = try await TestDatabase.withConnection(configuration) { connection in
+            Set(try connection.query("SELECT event_id FROM events").compactMap { $0["event_id"].uuid })
+        }
+        #expect(stored == Set(events[during.dropped...].map(\.eventID)))
+    }
+
     @Test func serverKilledMidRunAndRestartedLosesAndDoublesNothing() async throws {
         _ = try TestDatabase.adminURL()
         let folder = try TestDatabase.temporaryFolder("crash-cluster")

@@ -23,10 +23,12 @@ package final class Spool {
 
     private static let magic: [UInt8] = Array("OMSP".utf8)
     private static let headerSize = 16
-    private static let segmentBytes = 64 * 1024 * 1024
 
     package let directory: String
     private let capacityBytes: Int
+    /// A segment is at most an eighth of the cap (and at most 64 MiB), so that going over the cap
+    /// drops a small share of the oldest events, not all of them.
+    private let segmentBytes: Int
     private let log: (String) -> Void
     private var lockDescriptor: Int32 = -1
     private var activeDescriptor: Int32 = -1
@@ -39,6 +41,7 @@ package final class Spool {
     package init(directory: String, capacityBytes: Int, log: @escaping (String) -> Void) throws {
         self.directory = directory
         self.capacityBytes = capacityBytes
+        self.segmentBytes = max(64 * 1024, min(64 * 1024 * 1024, capacityBytes / 8))
         self.log = log
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -93,7 +96,7 @@ package final class Spool {
         appendLittleEndian(UInt32(events.count), to: &record)
         appendLittleEndian(CRC32.checksum(payload), to: &record)
         record += payload
-        if activeDescriptor < 0 || activeSize + record.count > Self.segmentBytes { try rotate() }
+        if activeDescriptor < 0 || activeSize + record.count > segmentBytes { try rotate() }
         try record.withUnsafeBytes { bytes in
             var offset = 0
             while offset < bytes.count {
