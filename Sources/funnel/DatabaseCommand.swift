@@ -55,11 +55,12 @@ struct DatabaseCommand: AsyncParsableCommand {
             case .json: try output.console.printJSON(report)
             default:
                 output.console.print(
-                    TextTable.text(
+                    TextTable(
                         header: ["state", state.rawValue],
                         rows: [
                             ["data", report.dataDirectory], ["socket", report.socketDirectory], ["url", report.url],
-                        ]))
+                        ]
+                    ).text)
             }
             if state != .running { throw ExitCode(3) }
         }

@@ -40,7 +40,7 @@ struct DatabaseOptions: ParsableArguments {
 /// How results are printed.
 struct OutputOptions: ParsableArguments {
     @Option(help: "Output format: text, json, csv or markdown.")
-    var format: OutputFormat = .text
+    var format: ReportFormat = .text
 
     @Flag(name: .shortAndLong, help: "Print no progress or status lines on stderr.")
     var quiet = false
@@ -48,6 +48,4 @@ struct OutputOptions: ParsableArguments {
     var console: Console { Console(quiet: quiet) }
 }
 
-enum OutputFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
-    case text, json, csv, markdown
-}
+extension ReportFormat: ExpressibleByArgument {}

@@ -63,10 +63,10 @@ struct MigrateCommand: AsyncParsableCommand {
         }
         switch output.format {
         case .json: try console.printJSON(["migrations": rows])
-        case .csv: console.print(TextTable.csv(header: ["version", "file", "state", "applied_at"], rows: table))
+        case .csv: console.print(TextTable(header: ["version", "file", "state", "applied_at"], rows: table).csv)
         case .markdown:
-            console.print(TextTable.markdown(header: ["version", "file", "state", "applied_at"], rows: table))
-        case .text: console.print(TextTable.text(header: ["VERSION", "FILE", "STATE", "APPLIED AT"], rows: table))
+            console.print(TextTable(header: ["version", "file", "state", "applied_at"], rows: table).markdown)
+        case .text: console.print(TextTable(header: ["VERSION", "FILE", "STATE", "APPLIED AT"], rows: table).text)
         }
     }
 }
