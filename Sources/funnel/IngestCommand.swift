@@ -13,10 +13,11 @@ struct IngestCommand: AsyncParsableCommand {
         commandName: "ingest",
         abstract: "Load event files (JSONL, or CSV clickstream exports) into the events table.",
         discussion: """
-            Input format: --input-format jsonl|csv; by default a file is CSV when --map options are \
-            given or its name ends in .csv, else JSONL. (--format is the format of the printed \
-            summary, as for every command; so `--format csv --map ...` as in the issue reads CSV \
-            input, because of --map, and prints the summary as CSV.)
+            Input format: --input-format jsonl|csv; by default a file is CSV when --map \
+            options are given or its name ends in .csv, else JSONL. --format is, as for every \
+            command, the format of the printed summary (text, json, csv, markdown): so \
+            `funnel ingest --format csv --map ... FILE` reads FILE as CSV (because of --map) and \
+            prints the summary as CSV.
 
             JSONL: one event per line in the event format (keys event_id, session_id, user_id, seq, \
             kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, \
@@ -34,8 +35,8 @@ struct IngestCommand: AsyncParsableCommand {
             YYYY-MM-DD HH:MM:SS[.fff]; without a zone, in --timezone (default UTC).
 
             Each bad line is reported as FILE:LINE: reason on stderr (the first 20; all with -v) and \
-            written to the rejects file (default FILE.rejects beside each input) as a `# FILE:LINE: \
-            reason` line followed by the line itself. Good lines always land, in transactions of \
+            written to the rejects file (default FILE.rejects beside each input; an old one is removed first) as a \
+            `# FILE:LINE: reason` line followed by the line itself. Good lines always land, in transactions of \
             --batch-size events. Duplicates (same event_id) are dropped and counted. Runs the \
             migrations first, so a fresh database works. Exits 0 even when lines were rejected; \
             the summary says how many.
@@ -76,18 +77,18 @@ struct IngestCommand: AsyncParsableCommand {
         if inputFormat == .jsonl, !map.isEmpty { throw ValidationError("--map applies to CSV input only") }
         if inputFormat == .csv, map.isEmpty { throw ValidationError("CSV input needs --map options") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+        do { _ = try makeOptions() } catch let error as IngestError { throw ValidationError(error.message) }
+    }
+
+    private func makeOptions() throws -> IngestOptions {
+        IngestOptions(
+            format: inputFormat, mapping: map.isEmpty ? nil : try ColumnMapping(specifications: map),
+            timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize)
     }
 
     func run() async throws {
         let console = output.console
-        let options: IngestOptions
-        do {
-            options = IngestOptions(
-                format: inputFormat, mapping: map.isEmpty ? nil : try ColumnMapping(specifications: map),
-                timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize)
-        } catch let error as IngestError {
-            throw ValidationError(error.message)
-        }
+        let options = try makeOptions()
         let migrator = try Migrator(directory: try MigrationsLocation.resolve(migrationsDirectory))
         let configuration = try await database.resolve(console: console)
         try await BlockingIO.run {
@@ -102,9 +103,9 @@ struct IngestCommand: AsyncParsableCommand {
         do {
             summary = try await EventIngester(options: options).ingest(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })
-        } catch let error as IngestError {
+        } catch {
             bar.clear()
-            throw ValidationError(error.message)
+            throw error
         }
         bar.clear()
         reporter.finish(rejectsFiles: summary.files.compactMap(\.rejectsFile))
