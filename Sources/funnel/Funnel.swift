@@ -14,6 +14,7 @@ struct Funnel: AsyncParsableCommand {
         subcommands: [
             MigrateCommand.self,
             DatabaseCommand.self,
+            IngestCommand.self,
         ]
     )
 }

@@ -1,0 +1,71 @@
+/// What an ingest did, in total and per file. Its JSON keys are stable (snake_case).
+public struct IngestSummary: Sendable, Hashable, Codable {
+    /// What was done with one file.
+    public struct File: Sendable, Hashable, Codable {
+        /// The file's path as given.
+        public var path: String
+        /// Its format.
+        public var format: IngestOptions.Format
+        /// Records read (non-blank lines; for CSV, rows after the header).
+        public var linesRead: Int = 0
+        /// Events newly stored.
+        public var inserted: Int = 0
+        /// Events already stored (same `event_id`), dropped.
+        public var duplicates: Int = 0
+        /// Lines rejected.
+        public var rejected: Int = 0
+        /// Where rejected lines were written, if any were.
+        public var rejectsFile: String?
+
+        enum CodingKeys: String, CodingKey {
+            case path, format, inserted, duplicates, rejected
+            case linesRead = "lines_read"
+            case rejectsFile = "rejects_file"
+        }
+    }
+
+    /// Per input file, in the order given.
+    public var files: [File]
+    /// Wall-clock seconds from start to the last commit.
+    public var seconds: Double
+
+    /// Records read over all files.
+    public var linesRead: Int { files.reduce(0) { $0 + $1.linesRead } }
+    /// Events newly stored over all files.
+    public var inserted: Int { files.reduce(0) { $0 + $1.inserted } }
+    /// Duplicates dropped over all files.
+    public var duplicates: Int { files.reduce(0) { $0 + $1.duplicates } }
+    /// Lines rejected over all files.
+    public var rejected: Int { files.reduce(0) { $0 + $1.rejected } }
+    /// Good events (inserted or duplicate) per second.
+    public var eventsPerSecond: Double { seconds > 0 ? Double(inserted + duplicates) / seconds : 0 }
+
+    enum CodingKeys: String, CodingKey {
+        case files, seconds, inserted, duplicates, rejected
+        case linesRead = "lines_read"
+        case eventsPerSecond = "events_per_second"
+    }
+
+    /// Creates a summary.
+    public init(files: [File], seconds: Double) {
+        self.files = files
+        self.seconds = seconds
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        files = try container.decode([File].self, forKey: .files)
+        seconds = try container.decode(Double.self, forKey: .seconds)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(files, forKey: .files)
+        try container.encode(seconds, forKey: .seconds)
+        try container.encode(linesRead, forKey: .linesRead)
+        try container.encode(inserted, forKey: .inserted)
+        try container.encode(duplicates, forKey: .duplicates)
+        try container.encode(rejected, forKey: .rejected)
+        try container.encode(eventsPerSecond, forKey: .eventsPerSecond)
+    }
+}

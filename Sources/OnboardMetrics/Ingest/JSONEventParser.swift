@@ -1,0 +1,127 @@
+import Foundation
+
+/// Reads one line of the JSONL event format (docs/EVENT_FORMAT.md, what `Event.jsonLine` writes)
+/// into an ``Event``, by hand and from bytes.
+///
+/// The keys are the `Event` coding keys. A key outside the format is refused (a typo such as
+/// `"step"` for `"step_id"` would otherwise lose data silently). Optional keys may be absent or
+/// `null`. Timestamps may be any form ``TimestampParser`` reads; ones without a zone are in its
+/// time zone (UTC unless set).
+package struct JSONEventParser: Sendable {
+    /// How timestamps are read.
+    package var timestamps: TimestampParser
+
+    package init(timestamps: TimestampParser = TimestampParser()) {
+        self.timestamps = timestamps
+    }
+
+    /// The event on `line`.
+    /// - Throws: `EventValidationError` (`.malformed` for bad JSON, an unknown key or kind, a bad
+    ///   id or timestamp; `.missing` for an absent required key).
+    package func parse(_ line: UnsafeBufferPointer<UInt8>) throws -> Event {
+        if let base = line.baseAddress, memchr(base, 0, line.count) != nil {
+            throw EventValidationError(.nulCharacter, field: "", reason: "the line contains a NUL byte")
+        }
+        var cursor = JSONCursor(line)
+        var eventID: UUID?
+        var sessionID: UUID?
+        var userID: String?
+        var seq: Int?
+        var kind: EventKind?
+        var flowID: String?
+        var flowVersion: Int?
+        var stepID: String?
+        var name: String?
+        var occurredAt: Date?
+        var sentAt: Date?
+        var receivedAt: Date?
+        var properties: [String: JSONValue] = [:]
+
+        try cursor.expect(123)
+        if !cursor.consume(125) {
+            repeat {
+                let key = try cursor.string()
+                try cursor.expect(58)
+                switch key {
+                case "event_id": eventID = try uuid(&cursor, key)
+                case "session_id": sessionID = try uuid(&cursor, key)
+                case "user_id": userID = cursor.consumeNull() ? nil : try cursor.string()
+                case "seq": seq = cursor.consumeNull() ? nil : try cursor.integer()
+                case "kind":
+                    if !cursor.consumeNull() {
+                        let text = try cursor.string()
+                        guard let value = EventKind(rawValue: text) else {
+                            throw EventValidationError(
+                                .malformed, field: "kind", reason: "unknown kind \(Self.quoted(text))")
+                        }
+                        kind = value
+                    }
+                case "flow_id": flowID = cursor.consumeNull() ? nil : try cursor.string()
+                case "flow_version": flowVersion = cursor.consumeNull() ? nil : try cursor.integer()
+                case "step_id": stepID = cursor.consumeNull() ? nil : try cursor.string()
+                case "name": name = cursor.consumeNull() ? nil : try cursor.string()
+                case "occurred_at": occurredAt = try timestamp(&cursor, key)
+                case "sent_at": sentAt = try timestamp(&cursor, key)
+                case "received_at": receivedAt = try timestamp(&cursor, key)
+                case "properties":
+                    if !cursor.consumeNull() {
+                        guard cursor.peek() == 123 else {
+                            throw EventValidationError(.malformed, field: key, reason: "must be a JSON object")
+                        }
+                        properties = try cursor.object()
+                    }
+                default:
+                    throw EventValidationError(.malformed, field: key, reason: "is not a key of the event format")
+                }
+            } while cursor.consume(44)
+            try cursor.expect(125)
+        }
+        cursor.skipWhitespace()
+        guard cursor.atEnd else { throw cursor.error("text after the event object") }
+
+        guard let eventID else { throw Self.missing("event_id") }
+        guard let sessionID else { throw Self.missing("session_id") }
+        guard let userID else { throw Self.missing("user_id") }
+        guard let seq else { throw Self.missing("seq") }
+        guard let kind else { throw Self.missing("kind") }
+        guard let occurredAt else { throw Self.missing("occurred_at") }
+        return Event(
+            eventID: eventID, sessionID: sessionID, userID: userID, seq: seq, kind: kind, flowID: flowID,
+            flowVersion: flowVersion, stepID: stepID, name: name, occurredAt: occurredAt, sentAt: sentAt,
+            receivedAt: receivedAt, properties: properties)
+    }
+
+    private func uuid(_ cursor: inout JSONCursor, _ key: String) throws -> UUID? {
+        if cursor.consumeNull() { return nil }
+        return try cursor.withRawString { raw in
+            guard let uuid = StableID.parseUUID(raw) else {
+                throw EventValidationError(.malformed, field: key, reason: "is not a UUID")
+            }
+            return uuid
+        }
+    }
+
+    private func timestamp(_ cursor: inout JSONCursor, _ key: String) throws -> Date? {
+        if cursor.consumeNull() { return nil }
+        return try cursor.withRawString { raw in
+            guard let date = timestamps.parse(raw) else {
+                throw EventValidationError(
+                    .malformed, field: key,
+                    reason:
+                        "is not a timestamp (ISO 8601 or YYYY-MM-DD HH:MM:SS): \(Self.quoted(String(decoding: raw, as: UTF8.self)))"
+                )
+            }
+            return date
+        }
+    }
+
+    private static func missing(_ field: String) -> EventValidationError {
+        EventValidationError(.missing, field: field, reason: "is missing")
+    }
+
+    /// A value quoted for a message, cut short so a huge value does not flood the rejects file.
+    static func quoted(_ text: String) -> String {
+        let limit = 60
+        return text.count <= limit ? "\"\(text)\"" : "\"\(text.prefix(limit))…\""
+    }
+}

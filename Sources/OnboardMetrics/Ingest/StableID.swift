@@ -1,0 +1,85 @@
+import Foundation
+
+/// Ids that are the same every time they are made from the same input, so that ingesting a file
+/// twice gives the same session and event ids and the second run adds nothing.
+///
+/// The hash is fixed here (two FNV-1a 64 lanes, each finished with the SplitMix64 mixer), not
+/// Swift's `Hasher`, which is seeded per process.
+package enum StableID {
+    /// `text` as a UUID when it is one; otherwise a version 8 (RFC 9562 "custom") UUID hashed from it.
+    package static func sessionID(for text: String) -> UUID {
+        if let uuid = UUID(uuidString: text) { return uuid }
+        let (high, low) = hash128(Array("session\u{1F}".utf8) + Array(text.utf8))
+        return uuid(high: high, low: low, version: 0x80)
+    }
+
+    /// A UUIDv7 whose time is `milliseconds` and whose remaining 74 bits are a hash of `content`,
+    /// so the id sorts (and partitions) by event time and repeats exactly for the same content.
+    package static func eventID(milliseconds: Int64, content: [UInt8]) -> UUID {
+        let (high, low) = hash128(content)
+        return UUIDv7Generator.make(milliseconds: milliseconds, randA: UInt16(truncatingIfNeeded: high), randB: low)
+    }
+
+    /// A 128-bit hash of `bytes`.
+    package static func hash128(_ bytes: [UInt8]) -> (UInt64, UInt64) {
+        var a: UInt64 = 0xcbf2_9ce4_8422_2325
+        var b: UInt64 = 0x8422_2325_cbf2_9ce4
+        for byte in bytes {
+            a = (a ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            b = (b ^ UInt64(byte)) &* 0x0000_0100_0000_01B3
+            b = b ^ (b >> 29)
+        }
+        let length = UInt64(bytes.count)
+        return (mix(a ^ length), mix(b &+ length &* 0x9E37_79B9_7F4A_7C15))
+    }
+
+    private static func mix(_ value: UInt64) -> UInt64 {
+        var z = value &+ 0x9E37_79B9_7F4A_7C15
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+
+    private static func uuid(high: UInt64, low: UInt64, version: UInt8) -> UUID {
+        UUID(
+            uuid: (
+                UInt8(truncatingIfNeeded: high >> 56), UInt8(truncatingIfNeeded: high >> 48),
+                UInt8(truncatingIfNeeded: high >> 40), UInt8(truncatingIfNeeded: high >> 32),
+                UInt8(truncatingIfNeeded: high >> 24), UInt8(truncatingIfNeeded: high >> 16),
+                version | UInt8(truncatingIfNeeded: high >> 8) & 0x0F, UInt8(truncatingIfNeeded: high),
+                0x80 | UInt8(truncatingIfNeeded: low >> 56) & 0x3F, UInt8(truncatingIfNeeded: low >> 48),
+                UInt8(truncatingIfNeeded: low >> 40), UInt8(truncatingIfNeeded: low >> 32),
+                UInt8(truncatingIfNeeded: low >> 24), UInt8(truncatingIfNeeded: low >> 16),
+                UInt8(truncatingIfNeeded: low >> 8), UInt8(truncatingIfNeeded: low)
+            ))
+    }
+
+    /// Parses the 36-character UUID form (either case) from bytes; nil otherwise.
+    package static func parseUUID(_ b: UnsafeBufferPointer<UInt8>) -> UUID? {
+        guard b.count == 36, b[8] == 45, b[13] == 45, b[18] == 45, b[23] == 45 else { return nil }
+        var out = [UInt8](repeating: 0, count: 16)
+        var index = 0
+        var position = 0
+        while position < 16 {
+            if b[index] == 45 { index += 1 }
+            guard let high = hexValue(b[index]), let low = hexValue(b[index + 1]) else { return nil }
+            out[position] = high << 4 | low
+            position += 1
+            index += 2
+        }
+        return UUID(
+            uuid: (
+                out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9], out[10], out[11],
+                out[12], out[13], out[14], out[15]
+            ))
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case 48...57: byte - 48
+        case 65...70: byte - 55
+        case 97...102: byte - 87
+        default: nil
+        }
+    }
+}

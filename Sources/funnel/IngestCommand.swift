@@ -1,0 +1,175 @@
+import ArgumentParser
+import Foundation
+import OnboardMetrics
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+struct IngestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Load event files (JSONL, or CSV clickstream exports) into the events table.",
+        discussion: """
+            Input format: --input-format jsonl|csv; by default a file is CSV when --map \
+            options are given or its name ends in .csv, else JSONL. --format is, as for every \
+            command, the format of the printed summary (text, json, csv, markdown): so \
+            `funnel ingest --format csv --map ... FILE` reads FILE as CSV (because of --map) and \
+            prints the summary as CSV.
+
+            JSONL: one event per line in the event format (keys event_id, session_id, user_id, seq, \
+            kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, \
+            properties). A key outside the format rejects the line.
+
+            CSV: a header row, then one event per row (RFC 4180 quoting). Map columns with \
+            --map user_id=COL --map session_id=COL --map event=COL --map occurred_at=COL and \
+            optionally step=COL, flow_id=COL, name=COL; other non-empty columns become string \
+            properties. An event value of the vocabulary (step_viewed, ...) is that kind, any other \
+            is a custom event with that name. A session value that is not a UUID gets a stable \
+            UUID derived from it; seq is the row's position in its session; event ids are derived \
+            from the row's content, so ingesting the same file again adds nothing.
+
+            Timestamps: ISO 8601 (2026-01-31T09:15:02.125Z, +01:00 offsets) or \
+            YYYY-MM-DD HH:MM:SS[.fff]; without a zone, in --timezone (default UTC).
+
+            Each bad line is reported as FILE:LINE: reason on stderr (the first 20; all with -v) and \
+            written to the rejects file (default FILE.rejects beside each input; an old one is removed first) as a \
+            `# FILE:LINE: reason` line followed by the line itself. Good lines always land, in transactions of \
+            --batch-size events. Duplicates (same event_id) are dropped and counted. Runs the \
+            migrations first, so a fresh database works. Exits 0 even when lines were rejected; \
+            the summary says how many.
+            """)
+
+    @Argument(help: "The files to ingest.")
+    var files: [String]
+
+    @Option(help: "Input format: jsonl or csv (default: by --map and file name).")
+    var inputFormat: IngestOptions.Format?
+
+    @Option(
+        help: ArgumentHelp("Map an event field to a CSV column: FIELD=COLUMN (repeatable).", valueName: "FIELD=COLUMN"))
+    var map: [String] = []
+
+    @Option(help: "Time zone of timestamps without one, e.g. Europe/Berlin or +02:00 (default UTC).")
+    var timezone: String?
+
+    @Option(
+        help: ArgumentHelp("One rejects file for all inputs (default: FILE.rejects beside each).", valueName: "path"))
+    var rejects: String?
+
+    @Option(help: "Events per transaction.")
+    var batchSize = 20_000
+
+    @Flag(name: .shortAndLong, help: "Report every rejected line on stderr, not only the first 20.")
+    var verbose = false
+
+    @Option(
+        name: .customLong("migrations"),
+        help: "The folder of migration files (see `funnel migrate`).")
+    var migrationsDirectory: String?
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        if inputFormat == .jsonl, !map.isEmpty { throw ValidationError("--map applies to CSV input only") }
+        if inputFormat == .csv, map.isEmpty { throw ValidationError("CSV input needs --map options") }
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+        do { _ = try makeOptions() } catch let error as IngestError { throw ValidationError(error.message) }
+    }
+
+    private func makeOptions() throws -> IngestOptions {
+        IngestOptions(
+            format: inputFormat, mapping: map.isEmpty ? nil : try ColumnMapping(specifications: map),
+            timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize)
+    }
+
+    func run() async throws {
+        let console = output.console
+        let options = try makeOptions()
+        let migrator = try Migrator(directory: try MigrationsLocation.resolve(migrationsDirectory))
+        let configuration = try await database.resolve(console: console)
+        try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            try migrator.migrate(on: connection) { console.status("applying \($0.fileName)") }
+        }
+
+        let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
+        let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
+        let summary: IngestSummary
+        do {
+            summary = try await EventIngester(options: options).ingest(
+                files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })
+        } catch {
+            bar.clear()
+            throw error
+        }
+        bar.clear()
+        reporter.finish(rejectsFiles: summary.files.compactMap(\.rejectsFile))
+        printSummary(summary, console: console)
+    }
+
+    private func printSummary(_ summary: IngestSummary, console: Console) {
+        let header = ["file", "lines_read", "inserted", "duplicates", "rejected", "seconds", "events_per_second"]
+        var rows = summary.files.map {
+            [$0.path, String($0.linesRead), String($0.inserted), String($0.duplicates), String($0.rejected), "", ""]
+        }
+        rows.append([
+            "total", String(summary.linesRead), String(summary.inserted), String(summary.duplicates),
+            String(summary.rejected), String(format: "%.3f", summary.seconds),
+            String(format: "%.0f", summary.eventsPerSecond),
+        ])
+        switch output.format {
+        case .json:
+            do { try console.printJSON(summary) } catch { console.status("cannot encode the summary: \(error)") }
+        case .csv: console.print(TextTable.csv(header: header, rows: rows))
+        case .markdown: console.print(TextTable.markdown(header: header, rows: rows))
+        case .text:
+            console.print(
+                "read \(summary.linesRead) lines: \(summary.inserted) inserted, \(summary.duplicates) duplicates, "
+                    + "\(summary.rejected) rejected in \(String(format: "%.2f", summary.seconds)) s "
+                    + "(\(String(format: "%.0f", summary.eventsPerSecond)) events/s)")
+        }
+    }
+
+    /// `UTC`, an IANA name, an abbreviation, or an offset such as `+02:00`.
+    static func timeZone(_ name: String?) throws -> TimeZone {
+        let utc = TimeZone(secondsFromGMT: 0) ?? .current
+        guard let name, !name.isEmpty else { return utc }
+        if let zone = TimeZone(identifier: name) ?? TimeZone(abbreviation: name) { return zone }
+        let parser = IngestTimeZoneOffset(name)
+        if let seconds = parser.seconds, let zone = TimeZone(secondsFromGMT: seconds) { return zone }
+        throw IngestError(.timeZone, "--timezone \(name): not a time zone (use e.g. UTC, Europe/Berlin or +02:00)")
+    }
+}
+
+extension IngestOptions.Format: ExpressibleByArgument {}
+
+/// Parses `+HH:MM`, `-HHMM` or `+HH` into seconds east of UTC.
+private struct IngestTimeZoneOffset {
+    let seconds: Int?
+
+    init(_ text: String) {
+        let characters = Array(text)
+        guard let sign = characters.first, sign == "+" || sign == "-" else {
+            seconds = nil
+            return
+        }
+        let digits = characters.dropFirst().filter { $0 != ":" }
+        guard digits.count == 2 || digits.count == 4, digits.allSatisfy(\.isASCII), let value = Int(String(digits))
+        else {
+            seconds = nil
+            return
+        }
+        let hours = digits.count == 2 ? value : value / 100
+        let minutes = digits.count == 2 ? 0 : value % 100
+        guard hours < 24, minutes < 60 else {
+            seconds = nil
+            return
+        }
+        seconds = (sign == "-" ? -1 : 1) * (hours * 3600 + minutes * 60)
+    }
+}

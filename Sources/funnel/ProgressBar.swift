@@ -1,0 +1,46 @@
+import Foundation
+import OnboardMetrics
+
+/// A one-line progress bar on stderr, redrawn at most ten times a second; silent when disabled
+/// (stderr is not a terminal, or --quiet).
+final class ProgressBar: @unchecked Sendable {
+    // Guarded by `lock`: updates come from the parsing thread, clear() from the command.
+    private let lock = NSLock()
+    private let enabled: Bool
+    private let started = Date()
+    private var lastDraw = Date.distantPast
+    private var drawn = false
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func update(_ progress: EventIngester.Progress) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.bytesRead == progress.bytesTotal else { return }
+        lastDraw = now
+        let fraction = progress.bytesTotal > 0 ? min(1, Double(progress.bytesRead) / Double(progress.bytesTotal)) : 1
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let elapsed = max(now.timeIntervalSince(started), 0.001)
+        let line =
+            "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
+            + String(
+                format: "%3.0f%%  %d lines  %.0f lines/s", fraction * 100, progress.linesRead,
+                Double(progress.linesRead) / elapsed)
+        FileHandle.standardError.write(Data(line.utf8))
+        drawn = true
+    }
+
+    /// Removes the bar so that following output starts on a clean line.
+    func clear() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard drawn else { return }
+        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
+        drawn = false
+    }
+}
