@@ -125,8 +125,8 @@ struct IngestCommand: AsyncParsableCommand {
         switch output.format {
         case .json:
             do { try console.printJSON(summary) } catch { console.status("cannot encode the summary: \(error)") }
-        case .csv: console.print(TextTable.csv(header: header, rows: rows))
-        case .markdown: console.print(TextTable.markdown(header: header, rows: rows))
+        case .csv: console.print(TextTable(header: header, rows: rows).csv)
+        case .markdown: console.print(TextTable(header: header, rows: rows).markdown)
         case .text:
             console.print(
                 "read \(summary.linesRead) lines: \(summary.inserted) inserted, \(summary.duplicates) duplicates, "
