@@ -1,0 +1,35 @@
+/// Quantiles of a sample, by linear interpolation between order statistics (Hyndman & Fan's
+/// type 7, the default of R, NumPy and spreadsheet PERCENTILE), so reports agree with those tools.
+public enum Quantiles {
+    /// The `q`-quantile (0...1) of `values`; `nil` for an empty sample.
+    public static func quantile(_ values: [Double], _ q: Double) -> Double? {
+        quantile(sorted: values.sorted(), q)
+    }
+
+    /// The `q`-quantile of values already sorted ascending.
+    public static func quantile(sorted values: [Double], _ q: Double) -> Double? {
+        guard !values.isEmpty else { return nil }
+        let position = q * Double(values.count - 1)
+        let lower = Int(position.rounded(.down))
+        let upper = min(lower + 1, values.count - 1)
+        return values[lower] + (values[upper] - values[lower]) * (position - Double(lower))
+    }
+}
+
+/// The median and 90th percentile of a set of durations, in seconds.
+public struct DurationSummary: Sendable, Hashable, Codable {
+    /// How many durations.
+    public var count: Int
+    /// The median, `nil` when there are none.
+    public var median: Double?
+    /// The 90th percentile, `nil` when there are none.
+    public var p90: Double?
+
+    /// Summarizes durations in seconds.
+    public init(_ seconds: [Float]) {
+        let sorted = seconds.map(Double.init).sorted()
+        count = sorted.count
+        median = Quantiles.quantile(sorted: sorted, 0.5)
+        p90 = Quantiles.quantile(sorted: sorted, 0.9)
+    }
+}

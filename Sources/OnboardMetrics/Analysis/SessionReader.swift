@@ -1,0 +1,131 @@
+import Foundation
+
+/// Streams recorded sessions out of PostgreSQL for replay: one binary `COPY ... TO STDOUT` of the
+/// events in event-id order (UUIDv7, so the client's time order), grouped into complete sessions
+/// by a ``SessionGrouper``. Memory is bounded by the sessions open at once, not by the events read.
+///
+/// Time bounds travel as parameters: `COPY` takes none, so they are set as session settings with
+/// a parameterized `set_config` and read back inside the statement.
+public struct SessionReader: Sendable {
+    /// Events created at or after this instant (by event id); `nil` for no lower bound.
+    public var since: Date?
+    /// Events created before this instant; `nil` for no upper bound.
+    public var until: Date?
+    /// A session closes this long (in stream time) after its last event; make it cover the
+    /// longest gap a report looks at (the conversion or discovery window).
+    public var closeAfter: TimeInterval
+
+    /// A reader of every event in `[since, until)`.
+    public init(since: Date? = nil, until: Date? = nil, closeAfter: TimeInterval = 8 * 86_400) {
+        self.since = since
+        self.until = until
+        self.closeAfter = closeAfter
+    }
+
+    /// What a read did.
+    public struct Statistics: Sendable, Hashable, Codable {
+        /// Events read.
+        public var events = 0
+        /// Sessions handed out.
+        public var sessions = 0
+        /// Most sessions held open at once.
+        public var peakOpenSessions = 0
+    }
+
+    /// The statement the reader runs (also what the benchmark compares against).
+    public var copyStatement: String {
+        var conditions: [String] = []
+        if since != nil {
+            conditions.append("event_id >= onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.since')::timestamptz)")
+        }
+        if until != nil {
+            conditions.append("event_id < onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.until')::timestamptz)")
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return """
+            COPY (SELECT \(Self.columns) FROM events\(filter) ORDER BY event_id) TO STDOUT (FORMAT binary)
+            """
+    }
+
+    /// The columns replay reads; properties only where they are not empty.
+    public static let columns =
+        "event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, NULLIF(properties, '{}'::jsonb)"
+
+    /// Reads the sessions and hands each, complete, to `body`.
+    /// - Parameters:
+    ///   - connection: the database.
+    ///   - progress: called every 100,000 events with the count so far.
+    ///   - body: receives each session once it is complete.
+    /// - Returns: counts of what was read.
+    /// - Throws: `PostgresError`, or what `body` throws.
+    @discardableResult
+    public func read(
+        on connection: PostgresConnection, progress: (Int) -> Void = { _ in }, _ body: (RecordedSession) throws -> Void
+    ) throws -> Statistics {
+        var settings: [PostgresValue] = []
+        var assignments: [String] = []
+        if let since {
+            settings.append(.text(ISO8601DateFormatter().string(from: since)))
+            assignments.append("set_config('onboardmetrics.since', $\(settings.count), false)")
+        }
+        if let until {
+            settings.append(.text(ISO8601DateFormatter().string(from: until)))
+            assignments.append("set_config('onboardmetrics.until', $\(settings.count), false)")
+        }
+        if !assignments.isEmpty { try connection.query("SELECT " + assignments.joined(separator: ", "), settings) }
+
+        var grouper = SessionGrouper(closeAfter: Int64(closeAfter * 1_000_000))
+        var statistics = Statistics()
+        var decoder = RowDecoder()
+        try connection.copyOut(copyStatement) { row in
+            let (sessionID, userID, streamTime, event) = try decoder.decode(row)
+            try grouper.add(sessionID: sessionID, userID: userID, streamTime: streamTime, event: event) { session in
+                statistics.sessions += 1
+                try body(session)
+            }
+            statistics.events += 1
+            if statistics.events % 100_000 == 0 { progress(statistics.events) }
+        }
+        statistics.peakOpenSessions = grouper.peakOpenCount
+        try grouper.finish { session in
+            statistics.sessions += 1
+            try body(session)
+        }
+        return statistics
+    }
+}
+
+/// Decodes rows of ``SessionReader/columns``, reusing the strings that repeat (kinds, flows, steps,
+/// users of a session) so most rows allocate nothing.
+struct RowDecoder {
+    private var kinds: [String: EventKind] = Dictionary(uniqueKeysWithValues: EventKind.allCases.map { ($0.rawValue, $0) })
+    private var lastUserID = ""
+
+    mutating func decode(_ row: BinaryCopyRow) throws -> (UUID, String, Int64, RecordedEvent) {
+        guard let eventID = try row.uuid(0), let sessionID = try row.uuid(1), let seq = try row.int32(3),
+            let kindText = row.text(4), let occurred = try row.timestampMicroseconds(9)
+        else { throw PostgresError(.invalidValue, "an events row lacks a required column") }
+        guard let kind = kinds[kindText] else {
+            throw PostgresError(.invalidValue, "an events row has the unknown kind '\(kindText)'")
+        }
+        let userText = row.text(2) ?? ""
+        if userText != lastUserID { lastUserID = userText }
+        // Skew correction: received_at - (sent_at - occurred_at), all in microseconds since 2000.
+        var time = occurred
+        if let sent = try row.timestampMicroseconds(10), let received = try row.timestampMicroseconds(11) {
+            time = received - (sent - occurred)
+        }
+        let unixTime = time + postgresEpochOffsetMicroseconds
+        var properties: [String: JSONValue] = [:]
+        if let raw = row.rawBytes(12), raw.count > 1 {
+            let json = UnsafeRawBufferPointer(rebasing: raw[1...]).bindMemory(to: UInt8.self)
+            var cursor = JSONCursor(json)
+            properties = try cursor.object()
+        }
+        let streamTime = eventID.version7Milliseconds.map { $0 * 1000 } ?? unixTime
+        let event = RecordedEvent(
+            kind: kind, flowID: row.text(5), flowVersion: try row.int32(6).map(Int.init), stepID: row.text(7),
+            name: row.text(8), time: unixTime, seq: Int(seq), properties: properties)
+        return (sessionID, lastUserID, streamTime, event)
+    }
+}
