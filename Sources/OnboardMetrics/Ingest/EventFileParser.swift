@@ -61,7 +61,11 @@ struct EventFileParser {
             batch.append(event)
             guard batch.count >= batchSize else { return true }
             defer { batch.removeAll(keepingCapacity: true) }
-            return emit(batch)
+            guard emit(batch) else {
+                counts.stopped = true
+                return false
+            }
+            return true
         }
 
         /// Handles a complete CSV record; false to stop.

@@ -40,14 +40,16 @@ package struct JSONEventParser: Sendable {
         try cursor.expect(123)
         if !cursor.consume(125) {
             repeat {
-                let key = try cursor.string()
+                let key = try cursor.withRawString { Key(raw: $0) }
                 try cursor.expect(58)
                 switch key {
-                case "event_id": eventID = try uuid(&cursor, key)
-                case "session_id": sessionID = try uuid(&cursor, key)
-                case "user_id": userID = cursor.consumeNull() ? nil : try cursor.string()
-                case "seq": seq = cursor.consumeNull() ? nil : try cursor.integer()
-                case "kind":
+                case .unknown(let name):
+                    throw EventValidationError(.malformed, field: name, reason: "is not a key of the event format")
+                case .eventID: eventID = try uuid(&cursor, "event_id")
+                case .sessionID: sessionID = try uuid(&cursor, "session_id")
+                case .userID: userID = cursor.consumeNull() ? nil : try cursor.string()
+                case .seq: seq = cursor.consumeNull() ? nil : try cursor.integer()
+                case .kind:
                     if !cursor.consumeNull() {
                         let text = try cursor.string()
                         guard let value = EventKind(rawValue: text) else {
@@ -56,22 +58,20 @@ package struct JSONEventParser: Sendable {
                         }
                         kind = value
                     }
-                case "flow_id": flowID = cursor.consumeNull() ? nil : try cursor.string()
-                case "flow_version": flowVersion = cursor.consumeNull() ? nil : try cursor.integer()
-                case "step_id": stepID = cursor.consumeNull() ? nil : try cursor.string()
-                case "name": name = cursor.consumeNull() ? nil : try cursor.string()
-                case "occurred_at": occurredAt = try timestamp(&cursor, key)
-                case "sent_at": sentAt = try timestamp(&cursor, key)
-                case "received_at": receivedAt = try timestamp(&cursor, key)
-                case "properties":
+                case .flowID: flowID = cursor.consumeNull() ? nil : try cursor.string()
+                case .flowVersion: flowVersion = cursor.consumeNull() ? nil : try cursor.integer()
+                case .stepID: stepID = cursor.consumeNull() ? nil : try cursor.string()
+                case .name: name = cursor.consumeNull() ? nil : try cursor.string()
+                case .occurredAt: occurredAt = try timestamp(&cursor, "occurred_at")
+                case .sentAt: sentAt = try timestamp(&cursor, "sent_at")
+                case .receivedAt: receivedAt = try timestamp(&cursor, "received_at")
+                case .properties:
                     if !cursor.consumeNull() {
                         guard cursor.peek() == 123 else {
-                            throw EventValidationError(.malformed, field: key, reason: "must be a JSON object")
+                            throw EventValidationError(.malformed, field: "properties", reason: "must be a JSON object")
                         }
                         properties = try cursor.object()
                     }
-                default:
-                    throw EventValidationError(.malformed, field: key, reason: "is not a key of the event format")
                 }
             } while cursor.consume(44)
             try cursor.expect(125)
@@ -89,6 +89,31 @@ package struct JSONEventParser: Sendable {
             eventID: eventID, sessionID: sessionID, userID: userID, seq: seq, kind: kind, flowID: flowID,
             flowVersion: flowVersion, stepID: stepID, name: name, occurredAt: occurredAt, sentAt: sentAt,
             receivedAt: receivedAt, properties: properties)
+    }
+
+    /// The keys of the format, recognized from raw bytes without building a String per key.
+    private enum Key {
+        case eventID, sessionID, userID, seq, kind, flowID, flowVersion, stepID, name, occurredAt, sentAt
+        case receivedAt, properties
+        case unknown(String)
+
+        private static let all: [(StaticString, Key)] = [
+            ("event_id", .eventID), ("session_id", .sessionID), ("user_id", .userID), ("seq", .seq),
+            ("kind", .kind), ("flow_id", .flowID), ("flow_version", .flowVersion), ("step_id", .stepID),
+            ("name", .name), ("occurred_at", .occurredAt), ("sent_at", .sentAt), ("received_at", .receivedAt),
+            ("properties", .properties),
+        ]
+
+        init(raw: UnsafeBufferPointer<UInt8>) {
+            if let base = raw.baseAddress {
+                for (name, key) in Self.all
+                where name.utf8CodeUnitCount == raw.count && memcmp(name.utf8Start, base, raw.count) == 0 {
+                    self = key
+                    return
+                }
+            }
+            self = .unknown(String(decoding: raw, as: UTF8.self))
+        }
     }
 
     private func uuid(_ cursor: inout JSONCursor, _ key: String) throws -> UUID? {

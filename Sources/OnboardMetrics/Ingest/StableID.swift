@@ -57,20 +57,25 @@ package enum StableID {
     /// Parses the 36-character UUID form (either case) from bytes; nil otherwise.
     package static func parseUUID(_ b: UnsafeBufferPointer<UInt8>) -> UUID? {
         guard b.count == 36, b[8] == 45, b[13] == 45, b[18] == 45, b[23] == 45 else { return nil }
-        var out = [UInt8](repeating: 0, count: 16)
-        var index = 0
-        var position = 0
-        while position < 16 {
-            if b[index] == 45 { index += 1 }
-            guard let high = hexValue(b[index]), let low = hexValue(b[index + 1]) else { return nil }
-            out[position] = high << 4 | low
-            position += 1
-            index += 2
+        // Two 64-bit halves rather than a byte array: no allocation per id.
+        var high: UInt64 = 0
+        var low: UInt64 = 0
+        var digits = 0
+        for index in 0..<36 where index != 8 && index != 13 && index != 18 && index != 23 {
+            guard let value = hexValue(b[index]) else { return nil }
+            if digits < 16 { high = high << 4 | UInt64(value) } else { low = low << 4 | UInt64(value) }
+            digits += 1
         }
         return UUID(
             uuid: (
-                out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9], out[10], out[11],
-                out[12], out[13], out[14], out[15]
+                UInt8(truncatingIfNeeded: high >> 56), UInt8(truncatingIfNeeded: high >> 48),
+                UInt8(truncatingIfNeeded: high >> 40), UInt8(truncatingIfNeeded: high >> 32),
+                UInt8(truncatingIfNeeded: high >> 24), UInt8(truncatingIfNeeded: high >> 16),
+                UInt8(truncatingIfNeeded: high >> 8), UInt8(truncatingIfNeeded: high),
+                UInt8(truncatingIfNeeded: low >> 56), UInt8(truncatingIfNeeded: low >> 48),
+                UInt8(truncatingIfNeeded: low >> 40), UInt8(truncatingIfNeeded: low >> 32),
+                UInt8(truncatingIfNeeded: low >> 24), UInt8(truncatingIfNeeded: low >> 16),
+                UInt8(truncatingIfNeeded: low >> 8), UInt8(truncatingIfNeeded: low)
             ))
     }
 
