@@ -6,6 +6,6 @@ struct Funnel: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "funnel",
         abstract: "Onboarding analytics on PostgreSQL: record, replay and report onboarding funnels.",
-        subcommands: []
+        subcommands: [GenerateCommand.self]
     )
 }
