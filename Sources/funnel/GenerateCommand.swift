@@ -32,6 +32,9 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "True effect of the experiment's treatment on its step's drop probability (e.g. -0.04).")
     var effect: Double?
 
+    @Option(help: "Worker threads (default: all cores); the output is the same for any number.")
+    var workers: Int = ProcessInfo.processInfo.activeProcessorCount
+
     @Flag(help: "Leave out duplicates, late and out-of-order lines and clock skew.")
     var noFaults = false
 
@@ -56,7 +59,7 @@ struct GenerateCommand: AsyncParsableCommand {
         let generator = try SyntheticGenerator(scenario: chosen, seed: seed)
         let started = Date()
         let writer = try BufferedFileWriter(path: out)
-        let summary = try generator.run(sessions: sessions) { try writer.write($0) }
+        let summary = try generator.run(sessions: sessions, workers: workers) { try writer.write($0) }
         try writer.close()
         let paramsPath = params ?? (out.hasSuffix(".jsonl") ? String(out.dropLast(6)) : out) + ".params.json"
         try generator.report(sessions: sessions, summary: summary).jsonData().write(

@@ -1,69 +1,131 @@
+import Foundation
+
 extension SyntheticGenerator {
+    /// Lines of a block of consecutive sessions, rendered on one worker.
+    struct Chunk: Sendable {
+        var bytes: [UInt8] = []
+        var lateBytes: [UInt8] = []
+        var summary = GenerationSummary()
+        var users: [Int] = []
+    }
+
+    /// Boxes the chunks workers fill in, each its own slot.
+    private final class Slots: @unchecked Sendable {
+        private let lock = NSLock()
+        private var chunks: [Chunk?]
+        init(_ count: Int) { chunks = Array(repeating: nil, count: count) }
+        func put(_ chunk: Chunk, at index: Int) { lock.withLock { chunks[index] = chunk } }
+        func take() -> [Chunk] { lock.withLock { chunks.compactMap { $0 } } }
+    }
+
     /// Generates `sessions` sessions as JSONL, applying the transport faults, and hands the bytes
-    /// to `write` in chunks of a few megabytes. Late events come last, as they would arrive.
-    public func run(sessions: Int, write: ([UInt8]) throws -> Void) throws -> GenerationSummary {
-        let faults = scenario.model.faults
-        let chunk = 4 << 20
-        var buffer: [UInt8] = []
-        buffer.reserveCapacity(chunk + (64 << 10))
-        var lateLines: [UInt8] = []
+    /// to `write` in chunks of a few megabytes, in session order. Late events come last, as they
+    /// would arrive.
+    ///
+    /// Blocks of sessions are rendered on `workers` threads; since every session depends only on
+    /// the seed and its index, the bytes are the same for any number of workers.
+    public func run(
+        sessions: Int, workers: Int = ProcessInfo.processInfo.activeProcessorCount,
+        write: ([UInt8]) throws -> Void
+    ) throws -> GenerationSummary {
+        let workers = max(1, workers)
+        let block = 2048
         var summary = GenerationSummary()
         var users = Set<Int>()
-        var lines: [[UInt8]] = []
-        var line: [UInt8] = []
-        line.reserveCapacity(512)
-        for index in 0..<sessions {
+        var lateBytes: [UInt8] = []
+        var next = 0
+        while next < sessions {
+            let starts = stride(from: next, to: min(sessions, next + block * workers), by: block).map { $0 }
+            let slots = Slots(starts.count)
+            let generator = self
+            DispatchQueue.concurrentPerform(iterations: starts.count) { slot in
+                let start = starts[slot]
+                // A private copy per worker: sharing the flows' storage across threads makes
+                // every retain and release fight over the same cache lines.
+                let local = workers > 1 ? generator.privateCopy() : generator
+                slots.put(local.render(start..<min(sessions, start + block)), at: slot)
+            }
+            for chunk in slots.take() {
+                if !chunk.bytes.isEmpty { try write(chunk.bytes) }
+                lateBytes += chunk.lateBytes
+                summary.add(chunk.summary)
+                users.formUnion(chunk.users)
+            }
+            next = min(sessions, next + block * workers)
+        }
+        if !lateBytes.isEmpty { try write(lateBytes) }
+        summary.users = users.count
+        return summary
+    }
+
+    /// The same generator with its own copies of every array and string (via a JSON round trip).
+    func privateCopy() -> SyntheticGenerator {
+        let encoder = JSONEncoder()
+        let decoder = JSONDecoder()
+        guard let flows = try? decoder.decode([FlowDefinition].self, from: encoder.encode(scenario.flows)),
+            let model = try? decoder.decode(BehaviourModel.self, from: encoder.encode(scenario.model)),
+            let copy = try? SyntheticGenerator(
+                scenario: Scenario(name: scenario.name, flows: flows, model: model), seed: seed)
+        else { return self }
+        return copy
+    }
+
+    /// Renders sessions `range` with their faults.
+    func render(_ range: Range<Int>) -> Chunk {
+        let faults = scenario.model.faults
+        var chunk = Chunk()
+        chunk.bytes.reserveCapacity(range.count * 4096)
+        // One session's lines live in `sessionBytes`; `lines` holds their ranges, so swapping
+        // and duplicating lines moves ranges, not arrays.
+        var sessionBytes: [UInt8] = []
+        sessionBytes.reserveCapacity(16 << 10)
+        var lines: [Range<Int>] = []
+        for index in range {
             let session = session(index)
             var random = stream(index, salt: 2)
-            summary.sessions += 1
-            users.insert(session.userIndex)
-            if session.inProgress { summary.inProgressSessions += 1 }
-            if session.completed { summary.completedSessions += 1 }
-            if session.skewed { summary.skewedSessions += 1 }
-            if let variant = session.variant { summary.variants[variant, default: 0] += 1 }
+            chunk.summary.sessions += 1
+            chunk.users.append(session.userIndex)
+            if session.inProgress { chunk.summary.inProgressSessions += 1 }
+            if session.completed { chunk.summary.completedSessions += 1 }
+            if session.skewed { chunk.summary.skewedSessions += 1 }
+            if let variant = session.variant { chunk.summary.variants[variant, default: 0] += 1 }
             lines.removeAll(keepingCapacity: true)
+            sessionBytes.removeAll(keepingCapacity: true)
             for var event in session.events {
-                summary.events += 1
-                summary.eventsByKind[event.kind.rawValue, default: 0] += 1
+                chunk.summary.events += 1
+                chunk.summary.eventsByKind[event.kind.rawValue, default: 0] += 1
                 let late = random.bernoulli(faults.late)
                 let duplicate = random.bernoulli(faults.duplicate)
                 if late, let sent = event.sentAt, let received = event.receivedAt {
                     let delay = Double(random.integer(in: 3_600_000..<172_800_000)) / 1000
                     event.sentAt = sent.addingTimeInterval(delay)
                     event.receivedAt = received.addingTimeInterval(delay)
+                    chunk.summary.lateEvents += 1
+                    event.appendJSONLine(to: &chunk.lateBytes)
+                    chunk.lateBytes.append(0x0A)
+                    continue
                 }
-                line.removeAll(keepingCapacity: true)
-                event.appendJSONLine(to: &line)
-                line.append(0x0A)
-                if late {
-                    summary.lateEvents += 1
-                    lateLines += line
-                } else {
-                    lines.append(line)
-                }
+                let start = sessionBytes.count
+                event.appendJSONLine(to: &sessionBytes)
+                sessionBytes.append(0x0A)
+                let line = start..<sessionBytes.count
+                lines.append(line)
                 if duplicate {
-                    // A retried batch: the same line again, a little later in the stream.
-                    summary.duplicates += 1
+                    // A retried batch: the same line again, right after the first copy.
+                    chunk.summary.duplicates += 1
                     lines.append(line)
                 }
             }
             if lines.count >= 2, random.bernoulli(faults.outOfOrder) {
                 let position = Int(random.next() % UInt64(lines.count - 1))
                 lines.swapAt(position, position + 1)
-                summary.outOfOrderSessions += 1
+                chunk.summary.outOfOrderSessions += 1
             }
-            for item in lines { buffer += item }
-            summary.lines += lines.count
-            if buffer.count >= chunk {
-                try write(buffer)
-                buffer.removeAll(keepingCapacity: true)
-            }
+            for line in lines { chunk.bytes += sessionBytes[line] }
+            chunk.summary.lines += lines.count
         }
-        summary.lines += summary.lateEvents
-        buffer += lateLines
-        if !buffer.isEmpty { try write(buffer) }
-        summary.users = users.count
-        return summary
+        chunk.summary.lines += chunk.summary.lateEvents
+        return chunk
     }
 
     /// The parameters file content for a run that produced `summary`.

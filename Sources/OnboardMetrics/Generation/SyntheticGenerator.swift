@@ -18,6 +18,9 @@ public struct SyntheticGenerator: Sendable {
     let stepBehaviour: [String: [String: BehaviourModel.StepBehaviour]]
     let highlightBehaviour: [String: BehaviourModel.HighlightBehaviour]
     let entryWeights: [Double]
+    /// Every highlight of the scenario's flows, in flow-id order (dictionary order differs between
+    /// processes and would break same-seed-same-bytes).
+    let declaredHighlights: [Highlight]
 
     /// One generated session.
     public struct Session: Sendable, Hashable {
@@ -50,6 +53,8 @@ public struct SyntheticGenerator: Sendable {
         for behaviour in scenario.model.highlights { highlights[behaviour.highlight] = behaviour }
         highlightBehaviour = highlights
         entryWeights = scenario.model.entries.map(\.weight)
+        let flows = catalog.flows
+        declaredHighlights = flows.keys.sorted().flatMap { flows[$0]?.steps.flatMap(\.highlights) ?? [] }
     }
 
     /// The end of the generated period.
@@ -98,10 +103,14 @@ public struct SyntheticGenerator: Sendable {
         }
         simulate(&run, random: &random, variant: variant)
 
-        // Events ordered by time; ties keep emission order.
-        let timeline = run.timeline.enumerated().sorted {
-            ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
-        }.map(\.element)
+        // Events ordered by time; ties keep emission order. Flow events are emitted in time order,
+        // so only sessions with later feature use need the sort.
+        var timeline = run.timeline
+        if zip(timeline, timeline.dropFirst()).contains(where: { $0.time > $1.time }) {
+            timeline = timeline.enumerated().sorted {
+                ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
+            }.map(\.element)
+        }
         let kept = timeline.prefix { $0.time < periodEnd }
         let skewed = random.bernoulli(model.faults.clockSkew)
         let skew: Int64 = skewed ? (random.bernoulli(0.5) ? 1 : -1) * random.integer(in: 60_000..<7_200_000) : 0
@@ -154,8 +163,7 @@ public struct SyntheticGenerator: Sendable {
         // Features the user already knew: used before any highlight showed them.
         var knew: Set<String> = []
         var shown: Set<String> = []
-        // Sorted: dictionary order differs between processes and would break same-seed-same-bytes.
-        let declared = catalog.flows.keys.sorted().flatMap { catalog.flows[$0]?.steps.flatMap(\.highlights) ?? [] }
+        let declared = declaredHighlights
         for highlight in declared {
             guard let behaviour = highlightBehaviour[highlight.id], random.bernoulli(behaviour.alreadyKnew) else {
                 continue
@@ -164,14 +172,16 @@ public struct SyntheticGenerator: Sendable {
             run.add(run.navigator.featureUsed(behaviour.feature), random: &random)
         }
 
-        var decided: Set<String> = []
-        var backTried: Set<String> = []
+        // Steps are keyed by (flow depth, step index): cheaper than hashing "flow/step" strings,
+        // and unique because a session is in at most one flow per depth at a time.
+        var decided: Set<Int> = []
+        var backTried: Set<Int> = []
         var later: [(draft: EventDraft, time: Int64)] = []
         var moves = 0
         while run.navigator.status == .running, let step = run.navigator.currentStep, moves < 200 {
             moves += 1
             let flowID = run.navigator.currentFlow.id
-            let key = flowID + "/" + step.id
+            let key = run.navigator.frames.count << 16 | (run.navigator.frames.last?.index ?? 0)
             let behaviour = stepBehaviour[flowID]?[step.id] ?? model.defaultStep
             let firstVisit = !decided.contains(key)
 
