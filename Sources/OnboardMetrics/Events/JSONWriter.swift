@@ -15,8 +15,13 @@ package enum JSONWriter {
     package static func appendString(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         // Fast path: most strings (ids, names) need no escaping and are copied in one go.
-        if !string.utf8.contains(where: { $0 < 0x20 || $0 == 34 || $0 == 92 }) {
-            bytes.append(contentsOf: string.utf8)
+        let copied =
+            string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                for byte in utf8 where byte < 0x20 || byte == 34 || byte == 92 { return false }
+                bytes.append(contentsOf: utf8)
+                return true
+            } ?? false
+        if copied {
             bytes.append(UInt8(ascii: "\""))
             return
         }

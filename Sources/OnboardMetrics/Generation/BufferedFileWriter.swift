@@ -15,7 +15,12 @@ public final class BufferedFileWriter {
 
     /// Writes `bytes`.
     public func write(_ bytes: [UInt8]) throws {
-        try handle.write(contentsOf: Data(bytes))
+        // Wraps the array's storage without copying it; the Data does not outlive this call.
+        try bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            let data = Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: base), count: raw.count, deallocator: .none)
+            try handle.write(contentsOf: data)
+        }
     }
 
     /// Closes the file (no fsync: generated data can be made again from its seed).

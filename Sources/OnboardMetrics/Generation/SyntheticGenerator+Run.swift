@@ -7,14 +7,30 @@ extension SyntheticGenerator {
         var lateBytes: [UInt8] = []
         var summary = GenerationSummary()
         var users: [Int] = []
+        /// Distinct events by kind, indexed like `EventKind.allCases` (cheaper than a
+        /// string-keyed dictionary per event).
+        var kinds = [Int](repeating: 0, count: EventKind.allCases.count)
     }
 
     /// Boxes the chunks workers fill in, each its own slot.
     private final class Slots: @unchecked Sendable {
         private let lock = NSLock()
         private var chunks: [Chunk?]
-        init(_ count: Int) { chunks = Array(repeating: nil, count: count) }
+        private var buffers: [[UInt8]]
+        init(_ count: Int, buffers: [[UInt8]]) {
+            chunks = Array(repeating: nil, count: count)
+            self.buffers = buffers + Array(repeating: [], count: max(0, count - buffers.count))
+        }
         func put(_ chunk: Chunk, at index: Int) { lock.withLock { chunks[index] = chunk } }
+        /// The buffer of an earlier round for slot `index`, to reuse its capacity: fresh
+        /// multi-megabyte buffers cost page faults on every block.
+        func buffer(_ index: Int) -> [UInt8] {
+            lock.withLock {
+                var buffer: [UInt8] = []
+                swap(&buffer, &buffers[index])
+                return buffer
+            }
+        }
         func take() -> [Chunk] { lock.withLock { chunks.compactMap { $0 } } }
     }
 
@@ -34,19 +50,23 @@ extension SyntheticGenerator {
         var users = Set<Int>()
         var lateBytes: [UInt8] = []
         var next = 0
+        var pool: [[UInt8]] = []
         while next < sessions {
             let starts = stride(from: next, to: min(sessions, next + block * workers), by: block).map { $0 }
-            let slots = Slots(starts.count)
+            let slots = Slots(starts.count, buffers: pool)
+            pool.removeAll()
             let generator = self
             DispatchQueue.concurrentPerform(iterations: starts.count) { slot in
                 let start = starts[slot]
                 // A private copy per worker: sharing the flows' storage across threads makes
                 // every retain and release fight over the same cache lines.
                 let local = workers > 1 ? generator.privateCopy() : generator
-                slots.put(local.render(start..<min(sessions, start + block)), at: slot)
+                slots.put(local.render(start..<min(sessions, start + block), into: slots.buffer(slot)), at: slot)
             }
-            for chunk in slots.take() {
+            for var chunk in slots.take() {
                 if !chunk.bytes.isEmpty { try write(chunk.bytes) }
+                chunk.bytes.removeAll(keepingCapacity: true)
+                pool.append(chunk.bytes)
                 lateBytes += chunk.lateBytes
                 summary.add(chunk.summary)
                 users.formUnion(chunk.users)
@@ -70,11 +90,16 @@ extension SyntheticGenerator {
         return copy
     }
 
+    static let kindIndex: [EventKind: Int] = Dictionary(
+        uniqueKeysWithValues: EventKind.allCases.enumerated().map { ($1, $0) })
+
     /// Renders sessions `range` with their faults.
-    func render(_ range: Range<Int>) -> Chunk {
+    func render(_ range: Range<Int>, into buffer: [UInt8] = []) -> Chunk {
         let faults = scenario.model.faults
         var chunk = Chunk()
-        chunk.bytes.reserveCapacity(range.count * 4096)
+        chunk.bytes = buffer
+        chunk.bytes.removeAll(keepingCapacity: true)
+        chunk.bytes.reserveCapacity(range.count * 2048)
         // One session's lines live in `sessionBytes`; `lines` holds their ranges, so swapping
         // and duplicating lines moves ranges, not arrays.
         var sessionBytes: [UInt8] = []
@@ -93,7 +118,7 @@ extension SyntheticGenerator {
             sessionBytes.removeAll(keepingCapacity: true)
             for var event in session.events {
                 chunk.summary.events += 1
-                chunk.summary.eventsByKind[event.kind.rawValue, default: 0] += 1
+                chunk.kinds[Self.kindIndex[event.kind] ?? 0] += 1
                 let late = random.bernoulli(faults.late)
                 let duplicate = random.bernoulli(faults.duplicate)
                 if late, let sent = event.sentAt, let received = event.receivedAt {
@@ -125,6 +150,9 @@ extension SyntheticGenerator {
             chunk.summary.lines += lines.count
         }
         chunk.summary.lines += chunk.summary.lateEvents
+        for (kind, count) in zip(EventKind.allCases, chunk.kinds) where count > 0 {
+            chunk.summary.eventsByKind[kind.rawValue] = count
+        }
         return chunk
     }
 
