@@ -100,6 +100,18 @@ import Testing
         #expect(error?.path == "flow 'bad' $.steps")
     }
 
+    @Test func catalogKeepsEveryVersion() throws {
+        var next = ExampleFlows.healthStudy
+        next.version = 2
+        next.steps.removeAll { $0.id == "modules" }
+        let catalog = try FlowCatalog([next, ExampleFlows.healthStudy])
+        #expect(catalog["health-study"]?.version == 2)
+        #expect(catalog.flow("health-study", version: 1) == ExampleFlows.healthStudy)
+        #expect(catalog.flow("health-study", version: 3) == nil)
+        let error = Self.failure { () throws(FlowError) in _ = try FlowCatalog([next, next]) }
+        #expect(error?.code == .duplicateFlowID)
+    }
+
     @Test func eligibleStepsFollowConditions() {
         let ios: [String: JSONValue] = ["healthDataAvailable": true, "notificationsAuthorized": true]
         #expect(

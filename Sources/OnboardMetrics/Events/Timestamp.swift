@@ -5,9 +5,10 @@ import Foundation
 /// Written by hand rather than with `ISO8601DateFormatter` because the generator formats tens of
 /// millions of them and the formatter is neither fast nor `Sendable`.
 package enum Timestamp {
-    /// Milliseconds since 1970 for a date, rounded down.
+    /// Milliseconds since 1970 for a date, to the nearest millisecond (rounding down would turn
+    /// a date made from whole milliseconds into the millisecond before, through binary fractions).
     package static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// The date for milliseconds since 1970.
