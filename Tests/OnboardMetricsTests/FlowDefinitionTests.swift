@@ -48,7 +48,7 @@ import Testing
         (#"{"id":"f","version":1,"steps":[{"id":""}]}"#, .emptyID, "$.steps[0].id"),
         (#"{"id":"f","version":"one","steps":[{"id":"a"}]}"#, .invalidJSON, "$.version"),
         (#"{"id":"f","version":1,"steps":[{"id":"a","skippable":"yes"}]}"#, .invalidJSON, "$.steps[0].skippable"),
-        (#"{"id":"f","version":1,"steps":[{"name":"a"}]}"#, .invalidJSON, "$.steps[0]"),
+        (#"{"id":"f","version":1,"steps":[{"name":"a"}]}"#, .invalidJSON, "$.steps[0].id"),
         (
             #"{"id":"f","version":1,"steps":[{"id":"a","highlights":[{"id":"h","feature":"x"}]},"#
                 + #"{"id":"b","highlights":[{"id":"h","feature":"y"}]}]}"#, .duplicateHighlightID,

@@ -157,6 +157,59 @@ import Testing
         #expect(abs(treated - 0.5) <= Self.tolerance(0.5, sessions))
     }
 
+    /// Conditional steps: a step is viewed by exactly the sessions whose context satisfies its
+    /// condition (among those that got that far), in the proportion the context model implies.
+    @Test func conditionalStepsFollowTheContextModel() throws {
+        let scenario = Self.clean(Scenario.modularLogin)
+        let generator = try SyntheticGenerator(scenario: scenario, seed: 31)
+        let mfaShare = try #require(scenario.model.context.first { $0.name == "mfaEnabled" })
+        let p = mfaShare.weights[0] / mfaShare.weights.reduce(0, +)
+        var reached = 0
+        var viewed = 0
+        for index in 0..<6_000 {
+            let session = generator.session(index)
+            guard case .object(let context)? = session.events.first?.properties["context"] else { continue }
+            let completedCredentials = session.events.contains {
+                $0.kind == .stepCompleted && $0.stepID == "credentials"
+            }
+            let sawTwoFactor = session.events.contains { $0.kind == .stepViewed && $0.stepID == "two-factor" }
+            #expect(!sawTwoFactor || context["mfaEnabled"] == true)
+            if completedCredentials {
+                reached += 1
+                if sawTwoFactor { viewed += 1 }
+                #expect(sawTwoFactor == (context["mfaEnabled"] == true))
+            }
+        }
+        let share = Double(viewed) / Double(reached)
+        #expect(abs(share - p) <= Self.tolerance(p, reached), "\(share) vs \(p)")
+    }
+
+    /// Sessions started in the in-progress window before the end of the period are as frequent
+    /// as the model says, and nothing is recorded after the end.
+    @Test func inProgressShareMatchesTheModel() throws {
+        let scenario = Self.clean(Scenario.healthStudy, inProgress: true)
+        let generator = try SyntheticGenerator(scenario: scenario, seed: 12)
+        let timing = scenario.model.timing
+        let windowStart = generator.periodEndDate.addingTimeInterval(-timing.inProgressMinutes * 60)
+        let sessions = 8_000
+        var late = 0
+        var cut = 0
+        for index in 0..<sessions {
+            let session = generator.session(index)
+            let start = try #require(session.events.first?.occurredAt)
+            if start >= windowStart { late += 1 }
+            if session.inProgress {
+                cut += 1
+                #expect(start >= windowStart)
+                #expect(!session.completed)
+            }
+            #expect(session.events.allSatisfy { $0.occurredAt < generator.periodEndDate })
+        }
+        let share = Double(late) / Double(sessions)
+        #expect(abs(share - timing.inProgressShare) <= Self.tolerance(timing.inProgressShare, sessions))
+        #expect(cut > 0 && cut <= late)
+    }
+
     @Test func highlightReasonsAndShowingsMatchTheModel() throws {
         let scenario = Self.clean(Scenario.spotlight)
         let generator = try SyntheticGenerator(scenario: scenario, seed: 77)

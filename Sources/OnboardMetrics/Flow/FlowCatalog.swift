@@ -97,11 +97,3 @@ public struct FlowCatalog: Sendable, Hashable {
         for id in flows.keys.sorted() { try visit(id, []) }
     }
 }
-
-extension FlowError {
-    func inFlow(_ flowID: String) -> FlowError {
-        var error = self
-        error.path = "flow '\(flowID)' \(path ?? "$")"
-        return error
-    }
-}

@@ -15,12 +15,13 @@ extension FlowNavigator {
         case .featureUsed, .experimentExposure, .custom:
             return []
         case .highlightShown, .highlightDismissed:
-            let known = event.name.map { name in frames.contains { $0.flow.highlight(name) != nil } } ?? false
-            if known || (event.name.map { flow.highlight($0) != nil } ?? false) { return [] }
+            // Declared by the root flow or by any flow entered since.
+            let name = event.name ?? ""
+            if flow.highlight(name) != nil || frames.contains(where: { $0.flow.highlight(name) != nil }) { return [] }
             return [
                 deviation(
                     .unknownHighlight, event, stepID: event.name,
-                    "highlight '\(event.name ?? "")' is not declared by flow '\(currentFlow.id)'")
+                    "highlight '\(name)' is not declared by flow '\(currentFlow.id)'")
             ]
         case .flowAbandoned:
             if isFinished { return [deviation(.afterFinish, event, "flow abandoned after it was \(status.rawValue)")] }
