@@ -100,8 +100,8 @@ extension SyntheticGenerator {
         chunk.bytes = buffer
         chunk.bytes.removeAll(keepingCapacity: true)
         chunk.bytes.reserveCapacity(range.count * 2048)
-        // One session's lines live in `sessionBytes`; `lines` holds their ranges, so swapping
-        // and duplicating lines moves ranges, not arrays.
+        // The lines of a session with swapped lines live in `sessionBytes`; `lines` holds their
+        // ranges, so swapping moves ranges, not arrays.
         var sessionBytes: [UInt8] = []
         sessionBytes.reserveCapacity(16 << 10)
         var lines: [Range<Int>] = []
@@ -114,8 +114,13 @@ extension SyntheticGenerator {
             if session.completed { chunk.summary.completedSessions += 1 }
             if session.skewed { chunk.summary.skewedSessions += 1 }
             if let variant = session.variant { chunk.summary.variants[variant, default: 0] += 1 }
+            // Drawn up front so sessions without a swap (nearly all) are written straight into the
+            // chunk; only the others go through `sessionBytes` and line ranges.
+            let swap = random.bernoulli(faults.outOfOrder) && session.events.count >= 2
+            let swapDraw = random.next()
             lines.removeAll(keepingCapacity: true)
             sessionBytes.removeAll(keepingCapacity: true)
+            var written = 0
             for var event in session.events {
                 chunk.summary.events += 1
                 chunk.kinds[Self.kindIndex[event.kind] ?? 0] += 1
@@ -130,24 +135,29 @@ extension SyntheticGenerator {
                     chunk.lateBytes.append(0x0A)
                     continue
                 }
-                let start = sessionBytes.count
-                event.appendJSONLine(to: &sessionBytes)
-                sessionBytes.append(0x0A)
-                let line = start..<sessionBytes.count
-                lines.append(line)
-                if duplicate {
-                    // A retried batch: the same line again, right after the first copy.
-                    chunk.summary.duplicates += 1
-                    lines.append(line)
+                // A duplicate is the same line again, right after the first copy (a retried batch).
+                let copies = duplicate ? 2 : 1
+                if duplicate { chunk.summary.duplicates += 1 }
+                written += copies
+                for _ in 0..<copies {
+                    if swap {
+                        let start = sessionBytes.count
+                        event.appendJSONLine(to: &sessionBytes)
+                        sessionBytes.append(0x0A)
+                        lines.append(start..<sessionBytes.count)
+                    } else {
+                        event.appendJSONLine(to: &chunk.bytes)
+                        chunk.bytes.append(0x0A)
+                    }
                 }
             }
-            if lines.count >= 2, random.bernoulli(faults.outOfOrder) {
-                let position = Int(random.next() % UInt64(lines.count - 1))
+            if swap && lines.count >= 2 {
+                let position = Int(swapDraw % UInt64(lines.count - 1))
                 lines.swapAt(position, position + 1)
                 chunk.summary.outOfOrderSessions += 1
             }
             for line in lines { chunk.bytes += sessionBytes[line] }
-            chunk.summary.lines += lines.count
+            chunk.summary.lines += written
         }
         chunk.summary.lines += chunk.summary.lateEvents
         for (kind, count) in zip(EventKind.allCases, chunk.kinds) where count > 0 {
