@@ -46,13 +46,15 @@ extension SyntheticGenerator {
     ) throws -> GenerationSummary {
         let workers = max(1, workers)
         let block = 2048
+        // Several blocks per worker and round, so one slow block does not leave the others idle.
+        let slotsPerRound = workers == 1 ? 1 : workers * 4
         var summary = GenerationSummary()
         var users = Set<Int>()
         var lateBytes: [UInt8] = []
         var next = 0
         var pool: [[UInt8]] = []
         while next < sessions {
-            let starts = stride(from: next, to: min(sessions, next + block * workers), by: block).map { $0 }
+            let starts = stride(from: next, to: min(sessions, next + block * slotsPerRound), by: block).map { $0 }
             let slots = Slots(starts.count, buffers: pool)
             pool.removeAll()
             let generator = self
@@ -71,7 +73,7 @@ extension SyntheticGenerator {
                 summary.add(chunk.summary)
                 users.formUnion(chunk.users)
             }
-            next = min(sessions, next + block * workers)
+            next = min(sessions, next + block * slotsPerRound)
         }
         if !lateBytes.isEmpty { try write(lateBytes) }
         summary.users = users.count
