@@ -97,7 +97,10 @@ public struct SyntheticGenerator: Sendable {
         var run = SessionRun(
             navigator: FlowNavigator(flow: flow, catalog: catalog, context: context), time: startTime)
         var variant: (index: Int, name: String)?
-        if let experiment = model.experiment, experiment.flow == flow.id {
+        // Only sessions whose path contains the experiment's step are exposed to it.
+        if let experiment = model.experiment, experiment.flow == flow.id,
+            flow.step(experiment.step)?.applies(to: context) ?? false
+        {
             let chosen = variantIndex(userIndex: userIndex, experiment: experiment)
             variant = (chosen, experiment.variants[chosen])
         }
