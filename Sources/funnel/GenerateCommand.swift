@@ -29,7 +29,7 @@ struct GenerateCommand: AsyncParsableCommand {
     @Option(help: "Parameters file (default: FILE with .jsonl replaced by .params.json).")
     var params: String?
 
-    @Option(help: "True effect of the experiment's treatment on its step's drop probability (e.g. -0.04).")
+    @Option(help: "True effect of the experiment's treatment on its step's drop probability, e.g. --effect=-0.04.")
     var effect: Double?
 
     @Option(help: "Worker threads (default: all cores); the output is the same for any number.")

@@ -59,14 +59,12 @@ import Testing
             #expect(zip(events, events.dropFirst()).allSatisfy { $0.eventID.uuidString < $1.eventID.uuidString })
             let start = try #require(events.first)
             #expect(start.kind == .sessionStarted)
-            guard case .object(let context)? = start.properties["context"],
-                let flow = catalog[start.flowID ?? ""]
-            else {
+            guard let context = start.sessionContext, let flow = catalog[start.flowID ?? ""] else {
                 Issue.record("session_started without context or flow")
                 continue
             }
             var navigator = FlowNavigator(flow: flow, catalog: catalog, context: context)
-            let deviations = events.flatMap { navigator.observe($0.draft) }
+            let deviations = navigator.observe(contentsOf: events.map(\.draft))
             #expect(deviations.isEmpty, "\(deviations)")
             #expect(events.allSatisfy { $0.occurredAt < generator.periodEndDate })
         }

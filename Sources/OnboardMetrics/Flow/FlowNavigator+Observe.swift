@@ -34,6 +34,11 @@ extension FlowNavigator {
         }
     }
 
+    /// Observes a whole recorded session in order and returns all its deviations.
+    public mutating func observe(contentsOf events: some Sequence<EventDraft>) -> [Deviation] {
+        events.flatMap { observe($0) }
+    }
+
     private func deviation(_ kind: Deviation.Kind, _ event: EventDraft, stepID: String? = nil, _ message: String)
         -> Deviation
     {
