@@ -21,7 +21,7 @@ extension FlowNavigator {
             return [
                 deviation(
                     .unknownHighlight, event, stepID: event.name,
-                    "highlight '\(name)' is not declared by flow '\(currentFlow.id)'")
+                    "highlight '\(name)' is not declared by flow '\(currentFlowID)'")
             ]
         case .flowAbandoned:
             if isFinished { return [deviation(.afterFinish, event, "flow abandoned after it was \(status.rawValue)")] }
@@ -42,15 +42,15 @@ extension FlowNavigator {
     private func deviation(_ kind: Deviation.Kind, _ event: EventDraft, stepID: String? = nil, _ message: String)
         -> Deviation
     {
-        Deviation(kind, flowID: event.flowID ?? currentFlow.id, stepID: stepID ?? event.stepID, message: message)
+        Deviation(kind, flowID: event.flowID ?? currentFlowID, stepID: stepID ?? event.stepID, message: message)
     }
 
     /// Makes the frame of `flowID` the top frame, popping or pushing as the recording says.
     private mutating func enterFrame(of event: EventDraft, deviations: inout [Deviation]) -> Bool {
-        guard let flowID = event.flowID, flowID != currentFlow.id else { return true }
+        guard let flowID = event.flowID, flowID != currentFlowID else { return true }
         if let position = frames.lastIndex(where: { $0.flow.id == flowID }) {
             deviations.append(
-                deviation(.outOfOrder, event, "left sub-flow '\(currentFlow.id)' before it completed"))
+                deviation(.outOfOrder, event, "left sub-flow '\(currentFlowID)' before it completed"))
             frames.removeSubrange((position + 1)...)
             return true
         }

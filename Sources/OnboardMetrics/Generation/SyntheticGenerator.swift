@@ -183,7 +183,7 @@ public struct SyntheticGenerator: Sendable {
         var moves = 0
         while run.navigator.status == .running, let step = run.navigator.currentStep, moves < 200 {
             moves += 1
-            let flowID = run.navigator.currentFlow.id
+            let flowID = run.navigator.currentFlowID
             let key = run.navigator.frames.count << 16 | (run.navigator.frames.last?.index ?? 0)
             let behaviour = stepBehaviour[flowID]?[step.id] ?? model.defaultStep
             let firstVisit = !decided.contains(key)
