@@ -15,6 +15,7 @@ struct Funnel: AsyncParsableCommand {
             MigrateCommand.self,
             DatabaseCommand.self,
             IngestCommand.self,
+            GenerateCommand.self,
         ]
     )
 }

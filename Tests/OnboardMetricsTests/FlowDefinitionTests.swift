@@ -48,7 +48,7 @@ import Testing
         (#"{"id":"f","version":1,"steps":[{"id":""}]}"#, .emptyID, "$.steps[0].id"),
         (#"{"id":"f","version":"one","steps":[{"id":"a"}]}"#, .invalidJSON, "$.version"),
         (#"{"id":"f","version":1,"steps":[{"id":"a","skippable":"yes"}]}"#, .invalidJSON, "$.steps[0].skippable"),
-        (#"{"id":"f","version":1,"steps":[{"name":"a"}]}"#, .invalidJSON, "$.steps[0]"),
+        (#"{"id":"f","version":1,"steps":[{"name":"a"}]}"#, .invalidJSON, "$.steps[0].id"),
         (
             #"{"id":"f","version":1,"steps":[{"id":"a","highlights":[{"id":"h","feature":"x"}]},"#
                 + #"{"id":"b","highlights":[{"id":"h","feature":"y"}]}]}"#, .duplicateHighlightID,
@@ -98,6 +98,18 @@ import Testing
         let bad = FlowDefinition(id: "bad", version: 1, steps: [])
         let error = Self.failure { () throws(FlowError) in _ = try FlowCatalog([ExampleFlows.healthStudy, bad]) }
         #expect(error?.path == "flow 'bad' $.steps")
+    }
+
+    @Test func catalogKeepsEveryVersion() throws {
+        var next = ExampleFlows.healthStudy
+        next.version = 2
+        next.steps.removeAll { $0.id == "modules" }
+        let catalog = try FlowCatalog([next, ExampleFlows.healthStudy])
+        #expect(catalog["health-study"]?.version == 2)
+        #expect(catalog.flow("health-study", version: 1) == ExampleFlows.healthStudy)
+        #expect(catalog.flow("health-study", version: 3) == nil)
+        let error = Self.failure { () throws(FlowError) in _ = try FlowCatalog([next, next]) }
+        #expect(error?.code == .duplicateFlowID)
     }
 
     @Test func eligibleStepsFollowConditions() {

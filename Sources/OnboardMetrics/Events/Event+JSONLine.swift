@@ -21,47 +21,47 @@ extension Event {
     ///
     /// Hand-written because JSONEncoder per line is several times too slow for the generator.
     package func appendJSONLine(to bytes: inout [UInt8]) {
-        bytes.append(contentsOf: #"{"event_id":""#.utf8)
+        JSONWriter.appendLiteral(#"{"event_id":""#, to: &bytes)
         JSONWriter.appendUUID(eventID, to: &bytes)
-        bytes.append(contentsOf: #"","session_id":""#.utf8)
+        JSONWriter.appendLiteral(#"","session_id":""#, to: &bytes)
         JSONWriter.appendUUID(sessionID, to: &bytes)
-        bytes.append(contentsOf: #"","user_id":"#.utf8)
+        JSONWriter.appendLiteral(#"","user_id":"#, to: &bytes)
         JSONWriter.appendString(userID, to: &bytes)
-        bytes.append(contentsOf: #","seq":"#.utf8)
+        JSONWriter.appendLiteral(#","seq":"#, to: &bytes)
         JSONWriter.appendInt(seq, to: &bytes)
-        bytes.append(contentsOf: #","kind":""#.utf8)
+        JSONWriter.appendLiteral(#","kind":""#, to: &bytes)
         bytes.append(contentsOf: kind.rawValue.utf8)
         bytes.append(UInt8(ascii: "\""))
         if let flowID {
-            bytes.append(contentsOf: #","flow_id":"#.utf8)
+            JSONWriter.appendLiteral(#","flow_id":"#, to: &bytes)
             JSONWriter.appendString(flowID, to: &bytes)
         }
         if let flowVersion {
-            bytes.append(contentsOf: #","flow_version":"#.utf8)
+            JSONWriter.appendLiteral(#","flow_version":"#, to: &bytes)
             JSONWriter.appendInt(flowVersion, to: &bytes)
         }
         if let stepID {
-            bytes.append(contentsOf: #","step_id":"#.utf8)
+            JSONWriter.appendLiteral(#","step_id":"#, to: &bytes)
             JSONWriter.appendString(stepID, to: &bytes)
         }
         if let name {
-            bytes.append(contentsOf: #","name":"#.utf8)
+            JSONWriter.appendLiteral(#","name":"#, to: &bytes)
             JSONWriter.appendString(name, to: &bytes)
         }
-        bytes.append(contentsOf: #","occurred_at":""#.utf8)
+        JSONWriter.appendLiteral(#","occurred_at":""#, to: &bytes)
         Timestamp.append(milliseconds: Timestamp.milliseconds(occurredAt), to: &bytes)
         bytes.append(UInt8(ascii: "\""))
         if let sentAt {
-            bytes.append(contentsOf: #","sent_at":""#.utf8)
+            JSONWriter.appendLiteral(#","sent_at":""#, to: &bytes)
             Timestamp.append(milliseconds: Timestamp.milliseconds(sentAt), to: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
         if let receivedAt {
-            bytes.append(contentsOf: #","received_at":""#.utf8)
+            JSONWriter.appendLiteral(#","received_at":""#, to: &bytes)
             Timestamp.append(milliseconds: Timestamp.milliseconds(receivedAt), to: &bytes)
             bytes.append(UInt8(ascii: "\""))
         }
-        bytes.append(contentsOf: #","properties":"#.utf8)
+        JSONWriter.appendLiteral(#","properties":"#, to: &bytes)
         JSONWriter.appendObject(properties, to: &bytes)
         bytes.append(UInt8(ascii: "}"))
     }

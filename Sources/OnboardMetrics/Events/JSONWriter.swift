@@ -3,10 +3,28 @@ import Foundation
 /// Minimal, allocation-light JSON writing into a byte buffer, with sorted object keys so output
 /// is deterministic.
 package enum JSONWriter {
-    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? 48 + nibble : 87 + nibble
+    }
+
+    /// Appends a literal (keys and punctuation) in one copy.
+    @inline(__always) package static func appendLiteral(_ literal: StaticString, to bytes: inout [UInt8]) {
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
 
     package static func appendString(_ string: String, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        // Fast path: most strings (ids, names) need no escaping and are copied in one go.
+        let copied =
+            string.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
+                for byte in utf8 where byte < 0x20 || byte == 34 || byte == 92 { return false }
+                bytes.append(contentsOf: utf8)
+                return true
+            } ?? false
+        if copied {
+            bytes.append(UInt8(ascii: "\""))
+            return
+        }
         for byte in string.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: [92, 34])
@@ -15,7 +33,7 @@ package enum JSONWriter {
             case 0x0D: bytes.append(contentsOf: [92, UInt8(ascii: "r")])
             case 0x09: bytes.append(contentsOf: [92, UInt8(ascii: "t")])
             case 0..<0x20:
-                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hex[Int(byte >> 4)], hex[Int(byte & 15)]])
+                bytes.append(contentsOf: [92, UInt8(ascii: "u"), 48, 48, hexDigit(byte >> 4), hexDigit(byte & 15)])
             default: bytes.append(byte)
             }
         }
@@ -46,16 +64,28 @@ package enum JSONWriter {
     }
 
     package static func appendUUID(_ uuid: UUID, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: uuid.uuid) { raw in
-            for (index, byte) in raw.enumerated() {
-                if index == 4 || index == 6 || index == 8 || index == 10 { bytes.append(UInt8(ascii: "-")) }
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 15)])
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 36) { buffer in
+            withUnsafeBytes(of: uuid.uuid) { raw in
+                var out = 0
+                for index in 0..<16 {
+                    if index == 4 || index == 6 || index == 8 || index == 10 {
+                        buffer[out] = UInt8(ascii: "-")
+                        out += 1
+                    }
+                    buffer[out] = hexDigit(raw[index] >> 4)
+                    buffer[out + 1] = hexDigit(raw[index] & 15)
+                    out += 2
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(buffer))
         }
     }
 
     package static func appendObject(_ object: [String: JSONValue], to bytes: inout [UInt8]) {
+        if object.isEmpty {
+            appendLiteral("{}", to: &bytes)
+            return
+        }
         bytes.append(UInt8(ascii: "{"))
         var first = true
         for key in object.keys.sorted() {

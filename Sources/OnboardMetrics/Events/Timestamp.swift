@@ -5,9 +5,10 @@ import Foundation
 /// Written by hand rather than with `ISO8601DateFormatter` because the generator formats tens of
 /// millions of them and the formatter is neither fast nor `Sendable`.
 package enum Timestamp {
-    /// Milliseconds since 1970 for a date, rounded down.
+    /// Milliseconds since 1970 for a date, to the nearest millisecond (rounding down would turn
+    /// a date made from whole milliseconds into the millisecond before, through binary fractions).
     package static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 
     /// The date for milliseconds since 1970.
@@ -18,24 +19,39 @@ package enum Timestamp {
     /// Appends the ISO 8601 form of `milliseconds` since 1970 to `bytes`.
     package static func append(milliseconds: Int64, to bytes: inout [UInt8]) {
         let days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
-        var rest = milliseconds - days * 86_400_000
+        let rest = milliseconds - days * 86_400_000
         let (year, month, day) = civil(fromDays: days)
-        appendDigits(year, count: 4, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(month, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "-"))
-        appendDigits(day, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "T"))
-        appendDigits(rest / 3_600_000, count: 2, to: &bytes)
-        rest %= 3_600_000
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(rest / 60_000, count: 2, to: &bytes)
-        rest %= 60_000
-        bytes.append(UInt8(ascii: ":"))
-        appendDigits(rest / 1000, count: 2, to: &bytes)
-        bytes.append(UInt8(ascii: "."))
-        appendDigits(rest % 1000, count: 3, to: &bytes)
-        bytes.append(UInt8(ascii: "Z"))
+        let hour = rest / 3_600_000
+        let minute = rest / 60_000 % 60
+        let second = rest / 1000 % 60
+        let millis = rest % 1000
+        // Filled in a stack buffer and appended once: per-byte appends dominated the generator's profile.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { b in
+            @inline(__always) func put(_ value: Int64, _ at: Int, _ width: Int) {
+                var value = value
+                var index = at + width - 1
+                while index >= at {
+                    b[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                    value /= 10
+                    index -= 1
+                }
+            }
+            put(year, 0, 4)
+            b[4] = UInt8(ascii: "-")
+            put(month, 5, 2)
+            b[7] = UInt8(ascii: "-")
+            put(day, 8, 2)
+            b[10] = UInt8(ascii: "T")
+            put(hour, 11, 2)
+            b[13] = UInt8(ascii: ":")
+            put(minute, 14, 2)
+            b[16] = UInt8(ascii: ":")
+            put(second, 17, 2)
+            b[19] = UInt8(ascii: ".")
+            put(millis, 20, 3)
+            b[23] = UInt8(ascii: "Z")
+            bytes.append(contentsOf: UnsafeBufferPointer(b))
+        }
     }
 
     /// The ISO 8601 form of a date.
@@ -100,17 +116,6 @@ package enum Timestamp {
             value = value * 10 + digit
         }
         return value
-    }
-
-    private static func appendDigits(_ value: Int64, count: Int, to bytes: inout [UInt8]) {
-        var divisor: Int64 = 1
-        for _ in 1..<count { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            bytes.append(UInt8(48 + (rest / divisor) % 10))
-            rest %= divisor
-            divisor /= 10
-        }
     }
 
     // Howard Hinnant's days-from-civil algorithms: exact for the proleptic Gregorian calendar.

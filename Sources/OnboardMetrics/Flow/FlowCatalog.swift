@@ -1,26 +1,36 @@
 import Foundation
 
-/// The flows an app (or the analyzer) knows, by id; resolves hand-offs between them.
+/// The flows an app (or the analyzer) knows, by id and version; resolves hand-offs between them.
+///
+/// Several versions of a flow may be present (recordings of older versions are replayed against
+/// their own definition); `flows` and hand-offs use the highest version of each id.
 public struct FlowCatalog: Sendable, Hashable {
-    /// The flows by id.
+    /// The highest version of each flow, by id.
     public private(set) var flows: [String: FlowDefinition]
+    /// Every version of every flow: id → version → flow.
+    public private(set) var versions: [String: [Int: FlowDefinition]]
 
     /// Creates a catalog and validates every flow, every hand-off target and the absence of
     /// hand-off cycles. Errors name the flow and the JSON path.
     public init(_ flows: [FlowDefinition]) throws(FlowError) {
         var byID: [String: FlowDefinition] = [:]
+        var versions: [String: [Int: FlowDefinition]] = [:]
         for flow in flows {
             do throws(FlowError) {
                 try flow.validate()
             } catch {
                 throw error.inFlow(flow.id)
             }
-            if byID[flow.id] != nil {
-                throw FlowError(.duplicateFlowID, "two flows have the id '\(flow.id)'", path: "flow '\(flow.id)' $.id")
+            if versions[flow.id]?[flow.version] != nil {
+                throw FlowError(
+                    .duplicateFlowID, "two flows have the id '\(flow.id)' and version \(flow.version)",
+                    path: "flow '\(flow.id)' $.version")
             }
-            byID[flow.id] = flow
+            versions[flow.id, default: [:]][flow.version] = flow
+            if (byID[flow.id]?.version ?? .min) < flow.version { byID[flow.id] = flow }
         }
         self.flows = byID
+        self.versions = versions
         try checkHandOffs()
     }
 
@@ -50,11 +60,15 @@ public struct FlowCatalog: Sendable, Hashable {
         return try FlowCatalog(flows)
     }
 
-    /// The flow with `id`.
+    /// The highest version of the flow with `id`.
     public subscript(id: String) -> FlowDefinition? { flows[id] }
 
+    /// The flow with `id` and `version`, for replaying recordings of that version.
+    public func flow(_ id: String, version: Int) -> FlowDefinition? { versions[id]?[version] }
+
     private func checkHandOffs() throws(FlowError) {
-        for flow in flows.values.sorted(by: { $0.id < $1.id }) {
+        let all = versions.values.flatMap(\.values).sorted { ($0.id, $0.version) < ($1.id, $1.version) }
+        for flow in all {
             for (index, step) in flow.steps.enumerated() {
                 if let target = step.handOff, flows[target] == nil {
                     throw FlowError(
@@ -81,13 +95,5 @@ public struct FlowCatalog: Sendable, Hashable {
             state[id] = 2
         }
         for id in flows.keys.sorted() { try visit(id, []) }
-    }
-}
-
-extension FlowError {
-    func inFlow(_ flowID: String) -> FlowError {
-        var error = self
-        error.path = "flow '\(flowID)' \(path ?? "$")"
-        return error
     }
 }

@@ -44,27 +44,3 @@ extension FlowDefinition {
         }
     }
 }
-
-extension FlowError {
-    /// Converts a decoding error into an `.invalidJSON` error with the JSON path of the failure.
-    static func from(_ error: DecodingError) -> FlowError {
-        let (context, what): (DecodingError.Context, String) =
-            switch error {
-            case .typeMismatch(_, let context): (context, "wrong type")
-            case .valueNotFound(_, let context): (context, "missing value")
-            case .keyNotFound(let key, let context): (context, "missing key '\(key.stringValue)'")
-            case .dataCorrupted(let context): (context, "not valid JSON")
-            @unknown default: (DecodingError.Context(codingPath: [], debugDescription: ""), "undecodable")
-            }
-        return FlowError(.invalidJSON, "\(what): \(context.debugDescription)", path: jsonPath(context.codingPath))
-    }
-
-    /// `$.steps[2].id` for a coding path.
-    static func jsonPath(_ codingPath: [any CodingKey]) -> String {
-        var path = "$"
-        for key in codingPath {
-            if let index = key.intValue { path += "[\(index)]" } else { path += ".\(key.stringValue)" }
-        }
-        return path
-    }
-}

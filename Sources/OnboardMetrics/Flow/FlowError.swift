@@ -28,7 +28,7 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let handOffCycle = Code("handOffCycle")
         /// A condition does not parse; `column` says where.
         public static let conditionSyntax = Code("conditionSyntax")
-        /// Two flows in a catalog share an id.
+        /// Two flows in a catalog share an id and version.
         public static let duplicateFlowID = Code("duplicateFlowID")
         /// A navigator was asked to move before `start()` or after the flow finished.
         public static let notRunning = Code("notRunning")

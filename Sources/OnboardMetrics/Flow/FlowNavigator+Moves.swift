@@ -25,7 +25,7 @@ extension FlowNavigator {
     public mutating func skip() throws(FlowError) -> [EventDraft] {
         let step = try runningStep()
         guard step.skippable else {
-            throw FlowError(.notSkippable, "step '\(step.id)' of flow '\(currentFlow.id)' is not skippable")
+            throw FlowError(.notSkippable, "step '\(step.id)' of flow '\(currentFlowID)' is not skippable")
         }
         var events: [EventDraft] = []
         emit(draft(.stepSkipped, step: step.id), into: &events)
@@ -38,7 +38,7 @@ extension FlowNavigator {
     public mutating func goTo(_ stepID: String) throws(FlowError) -> [EventDraft] {
         let step = try runningStep()
         guard currentFlow.index(of: stepID) != nil else {
-            throw FlowError(.unknownStep, "flow '\(currentFlow.id)' has no step '\(stepID)'")
+            throw FlowError(.unknownStep, "flow '\(currentFlowID)' has no step '\(stepID)'")
         }
         var events: [EventDraft] = []
         emit(draft(.stepCompleted, step: step.id, properties: ["via": "jump", "to": .string(stepID)]), into: &events)
@@ -124,7 +124,7 @@ extension FlowNavigator {
         for frame in frames.reversed() {
             if let highlight = frame.flow.highlight(highlightID) { return highlight }
         }
-        throw FlowError(.unknownHighlight, "flow '\(currentFlow.id)' declares no highlight '\(highlightID)'")
+        throw FlowError(.unknownHighlight, "flow '\(currentFlowID)' declares no highlight '\(highlightID)'")
     }
 
     private mutating func emitOne(_ event: EventDraft) -> [EventDraft] {

@@ -15,12 +15,13 @@ extension FlowNavigator {
         case .featureUsed, .experimentExposure, .custom:
             return []
         case .highlightShown, .highlightDismissed:
-            let known = event.name.map { name in frames.contains { $0.flow.highlight(name) != nil } } ?? false
-            if known || (event.name.map { flow.highlight($0) != nil } ?? false) { return [] }
+            // Declared by the root flow or by any flow entered since.
+            let name = event.name ?? ""
+            if flow.highlight(name) != nil || frames.contains(where: { $0.flow.highlight(name) != nil }) { return [] }
             return [
                 deviation(
                     .unknownHighlight, event, stepID: event.name,
-                    "highlight '\(event.name ?? "")' is not declared by flow '\(currentFlow.id)'")
+                    "highlight '\(name)' is not declared by flow '\(currentFlowID)'")
             ]
         case .flowAbandoned:
             if isFinished { return [deviation(.afterFinish, event, "flow abandoned after it was \(status.rawValue)")] }
@@ -33,18 +34,23 @@ extension FlowNavigator {
         }
     }
 
+    /// Observes a whole recorded session in order and returns all its deviations.
+    public mutating func observe(contentsOf events: some Sequence<EventDraft>) -> [Deviation] {
+        events.flatMap { observe($0) }
+    }
+
     private func deviation(_ kind: Deviation.Kind, _ event: EventDraft, stepID: String? = nil, _ message: String)
         -> Deviation
     {
-        Deviation(kind, flowID: event.flowID ?? currentFlow.id, stepID: stepID ?? event.stepID, message: message)
+        Deviation(kind, flowID: event.flowID ?? currentFlowID, stepID: stepID ?? event.stepID, message: message)
     }
 
     /// Makes the frame of `flowID` the top frame, popping or pushing as the recording says.
     private mutating func enterFrame(of event: EventDraft, deviations: inout [Deviation]) -> Bool {
-        guard let flowID = event.flowID, flowID != currentFlow.id else { return true }
+        guard let flowID = event.flowID, flowID != currentFlowID else { return true }
         if let position = frames.lastIndex(where: { $0.flow.id == flowID }) {
             deviations.append(
-                deviation(.outOfOrder, event, "left sub-flow '\(currentFlow.id)' before it completed"))
+                deviation(.outOfOrder, event, "left sub-flow '\(currentFlowID)' before it completed"))
             frames.removeSubrange((position + 1)...)
             return true
         }

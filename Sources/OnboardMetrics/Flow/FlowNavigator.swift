@@ -66,9 +66,13 @@ public struct FlowNavigator: Sendable {
 
     /// The step currently shown, if any.
     public var currentStep: Step? {
-        guard let frame = frames.last, let index = frame.index else { return nil }
-        return frame.flow.steps[index]
+        // Reads through the array instead of copying the frame (`frames.last` would retain it all).
+        guard !frames.isEmpty, let index = frames[frames.count - 1].index else { return nil }
+        return frames[frames.count - 1].flow.steps[index]
     }
+
+    /// The id of the flow currently shown, without copying the definition.
+    var currentFlowID: String { frames.isEmpty ? flow.id : frames[frames.count - 1].flow.id }
 
     /// Whether the flow completed or was abandoned.
     public var isFinished: Bool { status == .completed || status == .abandoned }
@@ -90,8 +94,16 @@ public struct FlowNavigator: Sendable {
         _ kind: EventKind, flow: FlowDefinition? = nil, step: String? = nil, name: String? = nil,
         properties: [String: JSONValue] = [:]
     ) -> EventDraft {
-        let owner = flow ?? currentFlow
+        let id: String
+        let version: Int
+        if let flow {
+            (id, version) = (flow.id, flow.version)
+        } else if !frames.isEmpty {
+            (id, version) = (frames[frames.count - 1].flow.id, frames[frames.count - 1].flow.version)
+        } else {
+            (id, version) = (self.flow.id, self.flow.version)
+        }
         return EventDraft(
-            kind: kind, flowID: owner.id, flowVersion: owner.version, stepID: step, name: name, properties: properties)
+            kind: kind, flowID: id, flowVersion: version, stepID: step, name: name, properties: properties)
     }
 }
