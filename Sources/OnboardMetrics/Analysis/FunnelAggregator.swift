@@ -101,7 +101,9 @@ struct FunnelAggregator {
                 }
                 if state.viewed[index] {
                     group.viewed[index] += 1
-                    if !state.secondsFromStart[index].isNaN { group.fromStart[index].append(state.secondsFromStart[index]) }
+                    if !state.secondsFromStart[index].isNaN {
+                        group.fromStart[index].append(state.secondsFromStart[index])
+                    }
                 }
                 if state.completed[index] { group.completedStep[index] += 1 }
                 if state.skipped[index] { group.skipped[index] += 1 }
@@ -123,9 +125,11 @@ struct FunnelAggregator {
             let steps = flow.steps.enumerated().map { index, step in
                 FunnelReport.StepRow(
                     step: step.id, condition: step.when?.source, eligible: counts.eligible[index],
-                    viewed: counts.viewed[index], completed: counts.completedStep[index], skipped: counts.skipped[index],
+                    viewed: counts.viewed[index], completed: counts.completedStep[index],
+                    skipped: counts.skipped[index],
                     droppedHere: counts.droppedHere[index], inProgressHere: counts.inProgressHere[index],
-                    conversionFromPrevious: Self.ratio(counts.viewedAfterPrevious[index], counts.previousReached[index]),
+                    conversionFromPrevious: Self.ratio(
+                        counts.viewedAfterPrevious[index], counts.previousReached[index]),
                     conversionFromStart: Self.ratio(counts.viewed[index], counts.eligible[index]),
                     timeOnStep: DurationSummary(counts.onStep[index]),
                     timeFromStart: DurationSummary(counts.fromStart[index]))

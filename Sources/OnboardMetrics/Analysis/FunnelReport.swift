@@ -123,9 +123,10 @@ extension FunnelReport {
     /// The totals of every group.
     public var totalsTable: TextTable {
         let hasBreakdown = breakdownBy != nil
-        let header = (hasBreakdown ? [breakdownBy ?? ""] : []) + [
-            "started", "completed", "dropped", "in progress", "completion rate",
-        ]
+        let header =
+            (hasBreakdown ? [breakdownBy ?? ""] : []) + [
+                "started", "completed", "dropped", "in progress", "completion rate",
+            ]
         let rows = groups.map { group in
             (hasBreakdown ? [group.breakdown ?? ""] : []) + [
                 String(group.totals.started), String(group.totals.completed), String(group.totals.dropped),
@@ -160,7 +161,9 @@ extension FunnelReport {
     }
 
     static func duration(_ seconds: Double) -> String {
-        if seconds >= 86_400, seconds.truncatingRemainder(dividingBy: 86_400) == 0 { return "\(Int(seconds / 86_400))d" }
+        if seconds >= 86_400, seconds.truncatingRemainder(dividingBy: 86_400) == 0 {
+            return "\(Int(seconds / 86_400))d"
+        }
         if seconds >= 3_600 { return String(format: "%.1fh", seconds / 3_600) }
         if seconds >= 60 { return String(format: "%.1fm", seconds / 60) }
         return String(format: "%.0fs", seconds)

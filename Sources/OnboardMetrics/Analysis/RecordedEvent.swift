@@ -44,7 +44,8 @@ public struct RecordedEvent: Sendable, Hashable {
 
     /// The flow-relevant part, for `FlowNavigator.observe(_:)`.
     public var draft: EventDraft {
-        EventDraft(kind: kind, flowID: flowID, flowVersion: flowVersion, stepID: stepID, name: name, properties: properties)
+        EventDraft(
+            kind: kind, flowID: flowID, flowVersion: flowVersion, stepID: stepID, name: name, properties: properties)
     }
 
     /// The time as a date.

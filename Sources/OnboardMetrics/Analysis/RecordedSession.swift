@@ -46,7 +46,8 @@ public struct RecordedSession: Sendable, Hashable {
         var sessions: [RecordedSession] = []
         for event in events.sorted(by: { $0.eventID.uuidString < $1.eventID.uuidString }) {
             grouper.add(
-                sessionID: event.sessionID, userID: event.userID, streamTime: RecordedEvent.microseconds(event.occurredAt),
+                sessionID: event.sessionID, userID: event.userID,
+                streamTime: RecordedEvent.microseconds(event.occurredAt),
                 event: RecordedEvent(event)
             ) { sessions.append($0) }
         }

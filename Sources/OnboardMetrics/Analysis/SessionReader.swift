@@ -36,10 +36,12 @@ public struct SessionReader: Sendable {
     public var copyStatement: String {
         var conditions: [String] = []
         if since != nil {
-            conditions.append("event_id >= onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.since')::timestamptz)")
+            conditions.append(
+                "event_id >= onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.since')::timestamptz)")
         }
         if until != nil {
-            conditions.append("event_id < onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.until')::timestamptz)")
+            conditions.append(
+                "event_id < onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.until')::timestamptz)")
         }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         return """
@@ -98,7 +100,8 @@ public struct SessionReader: Sendable {
 /// Decodes rows of ``SessionReader/columns``, reusing the strings that repeat (kinds, flows, steps,
 /// users of a session) so most rows allocate nothing.
 struct RowDecoder {
-    private var kinds: [String: EventKind] = Dictionary(uniqueKeysWithValues: EventKind.allCases.map { ($0.rawValue, $0) })
+    private var kinds: [String: EventKind] = Dictionary(
+        uniqueKeysWithValues: EventKind.allCases.map { ($0.rawValue, $0) })
     private var lastUserID = ""
 
     mutating func decode(_ row: BinaryCopyRow) throws -> (UUID, String, Int64, RecordedEvent) {
