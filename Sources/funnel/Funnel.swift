@@ -16,6 +16,7 @@ struct Funnel: AsyncParsableCommand {
             DatabaseCommand.self,
             IngestCommand.self,
             GenerateCommand.self,
+            ReportCommand.self,
         ]
     )
 }

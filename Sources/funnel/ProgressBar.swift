@@ -2,7 +2,7 @@ import Foundation
 import OnboardMetrics
 
 /// A one-line progress bar on stderr, redrawn at most ten times a second; silent when disabled
-/// (stderr is not a terminal, or --quiet).
+/// (stderr is not a terminal, or --quiet). Used by ingest, generate and the reports.
 final class ProgressBar: @unchecked Sendable {
     // Guarded by `lock`: updates come from the parsing thread, clear() from the command.
     private let lock = NSLock()
@@ -16,21 +16,28 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func update(_ progress: EventIngester.Progress) {
+        draw(
+            fraction: progress.bytesTotal > 0 ? Double(progress.bytesRead) / Double(progress.bytesTotal) : 1,
+            count: progress.linesRead, unit: "lines", force: progress.bytesRead == progress.bytesTotal)
+    }
+
+    /// Draws the bar for `count` items done of an expected share `fraction` (0...1, clamped;
+    /// an estimate is fine), at most ten times a second unless `force`.
+    func draw(fraction: Double, count: Int, unit: String, force: Bool = false) {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.bytesRead == progress.bytesTotal else { return }
+        guard now.timeIntervalSince(lastDraw) >= 0.1 || force else { return }
         lastDraw = now
-        let fraction = progress.bytesTotal > 0 ? min(1, Double(progress.bytesRead) / Double(progress.bytesTotal)) : 1
+        let clamped = min(1, max(0, fraction))
         let width = 30
-        let filled = Int(fraction * Double(width))
+        let filled = Int(clamped * Double(width))
         let elapsed = max(now.timeIntervalSince(started), 0.001)
         let line =
             "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            + String(
-                format: "%3.0f%%  %d lines  %.0f lines/s", fraction * 100, progress.linesRead,
-                Double(progress.linesRead) / elapsed)
+            + String(format: "%3.0f%%  ", clamped * 100) + "\(count) \(unit)  "
+            + String(format: "%.0f", Double(count) / elapsed) + " \(unit)/s"
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }

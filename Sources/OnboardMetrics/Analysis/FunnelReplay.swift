@@ -62,10 +62,12 @@ struct FunnelReplay: Sendable {
             default:
                 continue
             }
-            if finished || abandoned { break }
+            // No early exit at flow_completed: skew correction of events sent in different batches
+            // can order the last step's completion just after it.
         }
         if finished {
             state.status = .completed
+            state.lastStep = nil
         } else if !abandoned, start + window > reportEnd, lastActivity + inactivity > reportEnd {
             state.status = .inProgress
         } else {

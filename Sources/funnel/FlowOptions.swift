@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import OnboardMetrics
+
+/// `--flow FILE|ID`: the flow a report replays sessions against.
+struct FlowOptions: ParsableArguments {
+    @Option(
+        name: .customLong("flow"),
+        help: ArgumentHelp(
+            "A flow definition (JSON file), or the id of a flow stored in the database.",
+            discussion: "With a file, the other flows in its folder are the sub-flows hand-offs may enter "
+                + "(e.g. examples/flows/). With an id, the newest stored version is used."))
+    var flow: String?
+
+    /// The flow and the catalog of flows it may hand off to.
+    /// - Throws: `ValidationError` when neither a file nor a stored flow has that name; `FlowError` for a bad file.
+    func load(configuration: PostgresConfiguration) async throws -> (FlowDefinition, FlowCatalog) {
+        guard let flow else { throw ValidationError("pass --flow FILE|ID") }
+        if FileManager.default.fileExists(atPath: flow) {
+            let url = URL(fileURLWithPath: flow)
+            let definition = try FlowDefinition.decode(from: try Data(contentsOf: url))
+            if let siblings = try? FlowCatalog.load(directory: url.deletingLastPathComponent()) {
+                return (definition, siblings)
+            }
+            return (definition, try FlowCatalog([definition]))
+        }
+        let stored = try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            return try connection.query(
+                "SELECT DISTINCT ON (flow_id) flow_id, definition::text AS definition FROM flows ORDER BY flow_id, version DESC"
+            ).compactMap { $0["definition"].string }
+        }
+        let definitions = try stored.map { try FlowDefinition.decode(from: Data($0.utf8)) }
+        guard let definition = definitions.first(where: { $0.id == flow }) else {
+            throw ValidationError(
+                "no flow file '\(flow)' and no stored flow with that id"
+                    + (definitions.isEmpty
+                        ? "" : " (stored: \(definitions.map(\.id).sorted().joined(separator: ", ")))"))
+        }
+        return (definition, try FlowCatalog(definitions))
+    }
+}
+
+/// `--since` and `--until`: the time range of a report.
+struct TimeRangeOptions: ParsableArguments {
+    @Option(help: "Start of the range: ISO 8601 (2026-01-31, 2026-01-31T09:00:00Z). Default: all data.")
+    var since: String?
+
+    @Option(
+        help: "End of the range (exclusive), ISO 8601. Default: all data; dropped versus in progress is judged now.")
+    var until: String?
+
+    var sinceDate: Date? { get throws { try since.map { try Self.parse($0, option: "--since") } } }
+    var untilDate: Date? { get throws { try until.map { try Self.parse($0, option: "--until") } } }
+
+    static func parse(_ text: String, option: String) throws -> Date {
+        let full = text.count == 10 ? text + "T00:00:00Z" : text
+        guard let date = TimestampParser().parse(full) else {
+            throw ValidationError("\(option) '\(text)' is not a date: use 2026-01-31 or 2026-01-31T09:00:00Z")
+        }
+        return date
+    }
+}
