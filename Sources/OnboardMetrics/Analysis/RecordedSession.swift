@@ -26,7 +26,9 @@ public struct RecordedSession: Sendable, Hashable {
         self.flowID = flowID
         self.flowVersion = flowVersion
         self.context = context
-        self.events = events.sorted { ($0.time, $0.seq) < ($1.time, $1.seq) }
+        // Streams arrive nearly in order: check before paying for a sort.
+        let ordered = zip(events, events.dropFirst()).allSatisfy { ($0.time, $0.seq) <= ($1.time, $1.seq) }
+        self.events = ordered ? events : events.sorted { ($0.time, $0.seq) < ($1.time, $1.seq) }
     }
 
     /// Time of the first event, microseconds since 1970.

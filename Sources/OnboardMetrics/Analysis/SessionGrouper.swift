@@ -9,19 +9,27 @@ import Foundation
 /// not what the whole stream holds.
 public struct SessionGrouper {
     private struct Builder {
+        var sessionID: UUID
         var userID: String
         var flowID: String?
         var flowVersion: Int?
         var context: [String: JSONValue] = [:]
         var events: [RecordedEvent] = []
         var lastStreamTime: Int64
+        var active = true
     }
 
     private let closeAfter: Int64
-    private var open: [UUID: Builder] = [:]
+    private var index = SessionIndexTable()
+    /// Slots of open sessions; a closed session's slot is inactive until reused.
+    private var builders: [Builder] = []
+    private var freeSlots: [Int] = []
+    /// The slot of the session of the previous event: consecutive events often share a session.
+    private var lastSessionID: UUID?
+    private var lastSlot = 0
     /// Sessions in the order they may expire, each with the stream time it was queued at; an
     /// entry whose session moved on is re-queued when it reaches the front.
-    private var expiry: [(UUID, Int64)] = []
+    private var expiry: [(slot: Int, sessionID: UUID, time: Int64)] = []
     private var expiryHead = 0
     private var watermark = Int64.min
     /// Sessions open right now, and the most ever open at once.
@@ -40,58 +48,84 @@ public struct SessionGrouper {
         sessionID: UUID, userID: String, streamTime: Int64, event: RecordedEvent,
         emit: (RecordedSession) throws -> Void
     ) rethrows {
+        try add(sessionID: sessionID, userID: { userID }, streamTime: streamTime, event: event, emit: emit)
+    }
+
+    /// Adds an event; `userID` is asked for only when the event opens a session.
+    mutating func add(
+        sessionID: UUID, userID: () -> String, streamTime: Int64, event: RecordedEvent,
+        emit: (RecordedSession) throws -> Void
+    ) rethrows {
         if streamTime > watermark { watermark = streamTime }
-        if var builder = open[sessionID] {
-            open[sessionID] = nil  // keep the builder uniquely referenced while it grows
-            Self.append(event, to: &builder)
-            builder.lastStreamTime = max(builder.lastStreamTime, streamTime)
-            open[sessionID] = builder
+        let slot: Int
+        if sessionID == lastSessionID {
+            slot = lastSlot
+        } else if let found = index.slot(of: sessionID) {
+            slot = found
         } else {
-            var builder = Builder(userID: userID, lastStreamTime: streamTime)
-            Self.append(event, to: &builder)
-            open[sessionID] = builder
-            expiry.append((sessionID, streamTime))
+            let builder = Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
+            if let free = freeSlots.popLast() {
+                slot = free
+                builders[slot] = builder
+            } else {
+                slot = builders.count
+                builders.append(builder)
+            }
+            index.insert(sessionID, slot: slot)
+            expiry.append((slot, sessionID, streamTime))
             openCount += 1
             peakOpenCount = max(peakOpenCount, openCount)
         }
+        lastSessionID = sessionID
+        lastSlot = slot
+        Self.append(event, streamTime: streamTime, to: &builders[slot])
         try closeExpired(emit)
     }
 
     /// Closes every open session.
     public mutating func finish(_ emit: (RecordedSession) throws -> Void) rethrows {
-        for (sessionID, builder) in open.sorted(by: { $0.value.lastStreamTime < $1.value.lastStreamTime }) {
-            try emit(Self.session(sessionID, builder))
-        }
-        open.removeAll()
+        let remaining = builders.filter(\.active).sorted { $0.lastStreamTime < $1.lastStreamTime }
+        builders.removeAll()
+        freeSlots.removeAll()
+        index = SessionIndexTable()
         expiry.removeAll()
         expiryHead = 0
         openCount = 0
+        lastSessionID = nil
+        for builder in remaining { try emit(Self.session(builder)) }
     }
 
-    private static func append(_ event: RecordedEvent, to builder: inout Builder) {
+    private static func append(_ event: RecordedEvent, streamTime: Int64, to builder: inout Builder) {
         if event.kind == .sessionStarted {
             if case .object(let context) = event.properties["context"] { builder.context = context }
-            builder.flowID = event.flowID ?? builder.flowID
-            builder.flowVersion = event.flowVersion ?? builder.flowVersion
+            if let flowID = event.flowID { builder.flowID = flowID }
+            if let flowVersion = event.flowVersion { builder.flowVersion = flowVersion }
         } else if builder.flowID == nil, event.flowID != nil {
             builder.flowID = event.flowID
             builder.flowVersion = event.flowVersion
         }
         builder.events.append(event)
+        if streamTime > builder.lastStreamTime { builder.lastStreamTime = streamTime }
     }
 
     private mutating func closeExpired(_ emit: (RecordedSession) throws -> Void) rethrows {
         guard closeAfter < Int64.max / 2 else { return }
-        while expiryHead < expiry.count, expiry[expiryHead].1 + closeAfter < watermark {
-            let (sessionID, _) = expiry[expiryHead]
+        while expiryHead < expiry.count, expiry[expiryHead].time + closeAfter < watermark {
+            let entry = expiry[expiryHead]
             expiryHead += 1
-            guard let builder = open[sessionID] else { continue }
+            let builder = builders[entry.slot]
+            guard builder.active, builder.sessionID == entry.sessionID else { continue }
             if builder.lastStreamTime + closeAfter < watermark {
-                open[sessionID] = nil
+                builders[entry.slot].active = false
+                builders[entry.slot].events = []
+                builders[entry.slot].context = [:]
+                freeSlots.append(entry.slot)
+                index.remove(entry.sessionID)
+                if lastSessionID == entry.sessionID { lastSessionID = nil }
                 openCount -= 1
-                try emit(Self.session(sessionID, builder))
+                try emit(Self.session(builder))
             } else {
-                expiry.append((sessionID, builder.lastStreamTime))
+                expiry.append((entry.slot, entry.sessionID, builder.lastStreamTime))
             }
         }
         if expiryHead > 4096, expiryHead * 2 > expiry.count {
@@ -100,9 +134,9 @@ public struct SessionGrouper {
         }
     }
 
-    private static func session(_ sessionID: UUID, _ builder: Builder) -> RecordedSession {
+    private static func session(_ builder: Builder) -> RecordedSession {
         RecordedSession(
-            sessionID: sessionID, userID: builder.userID, flowID: builder.flowID, flowVersion: builder.flowVersion,
-            context: builder.context, events: builder.events)
+            sessionID: builder.sessionID, userID: builder.userID, flowID: builder.flowID,
+            flowVersion: builder.flowVersion, context: builder.context, events: builder.events)
     }
 }

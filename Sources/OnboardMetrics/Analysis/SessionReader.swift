@@ -80,8 +80,12 @@ public struct SessionReader: Sendable {
         var statistics = Statistics()
         var decoder = RowDecoder()
         try connection.copyOut(copyStatement) { row in
-            let (sessionID, userID, streamTime, event) = try decoder.decode(row)
-            try grouper.add(sessionID: sessionID, userID: userID, streamTime: streamTime, event: event) { session in
+            guard let sessionID = try row.uuid(1) else {
+                throw PostgresError(.invalidValue, "an events row has no session_id")
+            }
+            let (streamTime, event) = try decoder.decode(row)
+            try grouper.add(sessionID: sessionID, userID: { row.text(2) ?? "" }, streamTime: streamTime, event: event) {
+                session in
                 statistics.sessions += 1
                 try body(session)
             }
@@ -97,22 +101,21 @@ public struct SessionReader: Sendable {
     }
 }
 
-/// Decodes rows of ``SessionReader/columns``, reusing the strings that repeat (kinds, flows, steps,
-/// users of a session) so most rows allocate nothing.
+/// Decodes rows of ``SessionReader/columns``, reusing the strings that repeat (flows, steps,
+/// names) so most rows allocate nothing.
 struct RowDecoder {
-    private var kinds: [String: EventKind] = Dictionary(
-        uniqueKeysWithValues: EventKind.allCases.map { ($0.rawValue, $0) })
-    private var lastUserID = ""
+    private var flows = StringInterner()
+    private var steps = StringInterner()
+    private var names = StringInterner()
 
-    mutating func decode(_ row: BinaryCopyRow) throws -> (UUID, String, Int64, RecordedEvent) {
-        guard let eventID = try row.uuid(0), let sessionID = try row.uuid(1), let seq = try row.int32(3),
-            let kindText = row.text(4), let occurred = try row.timestampMicroseconds(9)
+    mutating func decode(_ row: BinaryCopyRow) throws -> (Int64, RecordedEvent) {
+        guard let eventID = try row.uuid(0), let seq = try row.int32(3), let kindBytes = row.rawBytes(4),
+            let occurred = try row.timestampMicroseconds(9)
         else { throw PostgresError(.invalidValue, "an events row lacks a required column") }
-        guard let kind = kinds[kindText] else {
-            throw PostgresError(.invalidValue, "an events row has the unknown kind '\(kindText)'")
+        guard let kind = EventKind(utf8: kindBytes) else {
+            throw PostgresError(
+                .invalidValue, "an events row has the unknown kind '\(String(decoding: kindBytes, as: UTF8.self))'")
         }
-        let userText = row.text(2) ?? ""
-        if userText != lastUserID { lastUserID = userText }
         // Skew correction: received_at - (sent_at - occurred_at), all in microseconds since 2000.
         var time = occurred
         if let sent = try row.timestampMicroseconds(10), let received = try row.timestampMicroseconds(11) {
@@ -127,8 +130,46 @@ struct RowDecoder {
         }
         let streamTime = eventID.version7Milliseconds.map { $0 * 1000 } ?? unixTime
         let event = RecordedEvent(
-            kind: kind, flowID: row.text(5), flowVersion: try row.int32(6).map(Int.init), stepID: row.text(7),
-            name: row.text(8), time: unixTime, seq: Int(seq), properties: properties)
-        return (sessionID, lastUserID, streamTime, event)
+            kind: kind, flowID: flows.string(row.rawBytes(5)), flowVersion: try row.int32(6).map(Int.init),
+            stepID: steps.string(row.rawBytes(7)), name: names.string(row.rawBytes(8)), time: unixTime, seq: Int(seq),
+            properties: properties)
+        return (streamTime, event)
+    }
+}
+
+/// Returns the same `String` for the same bytes, for the few values that repeat on every row
+/// (flow ids, step ids): comparing bytes is cheaper than building and hashing a new string.
+struct StringInterner {
+    private var entries: [(bytes: [UInt8], string: String)] = []
+    private var last = -1
+
+    mutating func string(_ bytes: UnsafeRawBufferPointer?) -> String? {
+        guard let bytes else { return nil }
+        if last >= 0, entries[last].bytes.elementsEqual(bytes) { return entries[last].string }
+        for index in entries.indices
+        where entries[index].bytes.count == bytes.count && entries[index].bytes.elementsEqual(bytes) {
+            last = index
+            return entries[index].string
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        // Beyond a few hundred distinct values a linear search costs more than it saves.
+        if entries.count < 256 {
+            entries.append((Array(bytes), string))
+            last = entries.count - 1
+        }
+        return string
+    }
+}
+
+extension EventKind {
+    private static let byUTF8: [(bytes: [UInt8], kind: EventKind)] = allCases.map { (Array($0.rawValue.utf8), $0) }
+
+    /// The kind whose raw value these UTF-8 bytes spell.
+    init?(utf8 bytes: UnsafeRawBufferPointer) {
+        for entry in Self.byUTF8 where entry.bytes.count == bytes.count && entry.bytes.elementsEqual(bytes) {
+            self = entry.kind
+            return
+        }
+        return nil
     }
 }

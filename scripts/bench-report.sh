@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Report benchmark: `funnel report` over N generated events versus, in the same run and on the
+# same data, (a) PostgreSQL exporting the columns the report reads with COPY TO (the limit), with
+# and without the event-id order the report asks for, and (b) one SQL statement that computes the
+# same funnel inside PostgreSQL (scripts/bench/health-study-funnel.sql). Also checks that (b) and
+# the report agree, and records the report's peak memory.
+# Usage: bash scripts/bench-report.sh [EVENTS ...]     (default: 1000000 10000000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ "${#sizes[@]}" -gt 0 ] || sizes=(1000000 10000000)
+
+swift build -c release >/dev/null
+bin="$(swift build -c release --show-bin-path)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
+chmod 755 "$work"
+cleanup() { "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true; rm -rf "$work"; }
+trap cleanup EXIT INT TERM
+unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
+admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetrics/Analysis/SessionReader.swift | head -1)"
+report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   report end $report_end"
+results=()
+for events in "${sizes[@]}"; do
+    db="bench_report_$events"
+    url="$admin&dbname=$db"
+    psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db"
+    # health-study averages about 11.9 events per session.
+    sessions=$(( events * 10 / 119 ))
+    "$bin/funnel" generate --scenario health-study --sessions "$sessions" --seed 42 --out "$work/events.jsonl" >/dev/null
+    "$bin/funnel" ingest "$work/events.jsonl" --database-url "$url" --quiet >/dev/null
+    rm -f "$work/events.jsonl" "$work/events.params.json" "$work/events.jsonl.rejects"
+    psql -q "$url" -c "VACUUM ANALYZE events"
+    rows=$(psql -tA "$url" -c "SELECT count(*) FROM events")
+
+    start=$(now); psql -q "$url" -c "\\copy (SELECT $columns FROM events) TO '/dev/null' (FORMAT binary)"; copy_s=$(since "$start")
+    start=$(now); psql -q "$url" -c "\\copy (SELECT $columns FROM events ORDER BY event_id) TO '/dev/null' (FORMAT binary)"; copy_ordered_s=$(since "$start")
+    start=$(now)
+    psql -q -A -F' ' -t "$url" -v report_end="$report_end" -v window='7 days' -v inactivity='30 minutes' \
+        -f scripts/bench/health-study-funnel.sql > "$work/sql.out"
+    sql_s=$(since "$start")
+    /usr/bin/time -f "%e %M" -o "$work/time.out" "$bin/funnel" report --flow examples/flows/health-study.json \
+        --database-url "$url" --until "$report_end" --format json --quiet > "$work/report.json"
+    read -r report_s report_kb < "$work/time.out"
+    agree=$(python3 - "$work/report.json" "$work/sql.out" <<'PY'
+import json, sys
+report = json.load(open(sys.argv[1]))["groups"][0]["steps"]
+sql = [line.split() for line in open(sys.argv[2]) if line.strip()]
+same = all([s["step"], s["eligible"], s["viewed"], s["completed"], s["skipped"], s["dropped_here"]]
+           == [r[0]] + [int(x) for x in r[1:6]] for s, r in zip(report, sql)) and len(report) == len(sql)
+print("yes" if same else "NO")
+PY
+)
+    results+=("$rows $copy_s $copy_ordered_s $sql_s $report_s $report_kb $agree")
+done
+
+printf '\n%10s %9s %10s %9s %9s %12s %12s %12s %9s\n' events "copy s" "ordered s" "sql s" "report s" "vs copy" "sql/report" "peak MB" agree
+for line in "${results[@]}"; do
+    read -r rows copy_s ordered_s sql_s report_s report_kb agree <<< "$line"
+    awk -v n="$rows" -v c="$copy_s" -v o="$ordered_s" -v q="$sql_s" -v r="$report_s" -v m="$report_kb" -v a="$agree" \
+        'BEGIN { printf "%10d %9.2f %10.2f %9.2f %9.2f %11.2fx %11.1fx %12.0f %9s\n", n, c, o, q, r, r / c, q / r, m / 1024, a }'
+done
