@@ -77,6 +77,15 @@ import Testing
         #expect(report.histogram.first?.lower == 0 && report.histogram.last?.upper == 1)
     }
 
+    @Test func replaysInRecordingOrderNotCorrectedTime() {
+        // Skew correction adds each event's network delay: the completion of a, emitted together
+        // with the view of b, lands after it by corrected time. seq keeps the app's order.
+        var recorded = Self.session(30, Self.viewAndComplete("a", "b", "c") + [(.flowCompleted, nil)])
+        recorded.events[2].time = recorded.events[3].time + 1
+        let report = ConformanceReport.build(flow: Self.flow, sessions: [recorded])
+        #expect(report.perfectlyFitting == 1)
+    }
+
     @Test func fitnessFormula() {
         #expect(ConformanceReport.fitness(judgedEvents: 0, deviations: 0) == 1)
         #expect(ConformanceReport.fitness(judgedEvents: 3, deviations: 1) == 0.75)

@@ -53,7 +53,7 @@ struct ConformanceAggregator {
         var navigator = FlowNavigator(flow: definition, catalog: catalog, context: session.context)
         var judged = 0
         var found: [Deviation] = []
-        for event in session.events {
+        for event in Self.recordingOrder(session.events) {
             switch event.kind {
             case .sessionStarted, .featureUsed, .experimentExposure, .custom: break
             default: judged += 1
@@ -75,6 +75,14 @@ struct ConformanceAggregator {
             }
             places[place] = counts
         }
+    }
+
+    /// The events in the order the app recorded them (`seq`), which is what the navigator judges.
+    /// Sessions come ordered by skew-corrected time, and the correction adds each event's own
+    /// network delay, so events emitted together (a completion and the next view) can swap there.
+    private static func recordingOrder(_ events: [RecordedEvent]) -> [RecordedEvent] {
+        if zip(events, events.dropFirst()).allSatisfy({ $0.seq <= $1.seq }) { return events }
+        return events.sorted { ($0.seq, $0.time) < ($1.seq, $1.time) }
     }
 
     /// Keeps the `limit` smallest ids, so examples do not depend on the order sessions arrive in.

@@ -1,7 +1,9 @@
 import Foundation
 
 /// How well recorded sessions follow their flow: each session of the flow is replayed through a
-/// ``FlowNavigator`` (`observe(_:)`), which names every event that is not a legal move.
+/// ``FlowNavigator`` (`observe(_:)`), which names every event that is not a legal move. Events are
+/// replayed in the order the app recorded them (`seq`), not by corrected time: the correction
+/// adds per-event network delay and can swap events the app emitted together.
 ///
 /// **Fitness** of a session, in the spirit of process-mining token replay (each deviation is a
 /// token that had to be created or left over to let the recording through):
