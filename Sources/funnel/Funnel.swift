@@ -16,6 +16,8 @@ struct Funnel: AsyncParsableCommand {
             DatabaseCommand.self,
             IngestCommand.self,
             GenerateCommand.self,
+            ConformanceCommand.self,
+            DiscoveryCommand.self,
         ]
     )
 }
