@@ -17,6 +17,8 @@ struct Funnel: AsyncParsableCommand {
             IngestCommand.self,
             GenerateCommand.self,
             ReportCommand.self,
+            ConformanceCommand.self,
+            DiscoveryCommand.self,
         ]
     )
 }

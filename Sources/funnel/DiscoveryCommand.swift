@@ -1,0 +1,83 @@
+import ArgumentParser
+import Foundation
+import OnboardMetrics
+
+/// `funnel discovery`: did people use a feature after a highlight pointed at it?
+struct DiscoveryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "discovery",
+        abstract: "Per highlight: shown, dismissed by reason, discovery rate with 95% CI, baseline and uplift.",
+        discussion: """
+            For each highlight H (of feature F, from the events' properties.feature): units shown H; \
+            "already knew" (used F before the first showing; they leave the denominator); discovered \
+            (used F within --window after the first showing); the discovery rate with its 95% Wilson \
+            interval; median time to discovery; units by first dismissal reason. The baseline is the \
+            organic rate among comparable units: those of the flows H was shown in that were never \
+            shown H, counting use of F within --window after their start. Uplift = rate - baseline, \
+            with Newcombe's 95% interval for a difference of proportions.
+
+            --per user merges each user's sessions (earliest showing, all feature use); it keeps a small \
+            trace per user in memory until the read ends. Sessions are held open across gaps as long as \
+            --window, since feature use may come days after the showing. --since/--until select units \
+            by their start; events up to --until plus --window are read.
+            """)
+
+    @Option(help: "Only this highlight id (default: every highlight shown).")
+    var highlight: String?
+
+    @Option(help: "Discovery window after the first showing, e.g. 7d, 12h, 30m.")
+    var window = "7d"
+
+    @Option(help: "What a unit is: session or user.")
+    var per: UnitArgument = .session
+
+    // INTERIM: replace with the lead's TimeRangeOptions once it lands on this branch.
+    @Option(help: "Units that started at or after: ISO 8601 (2026-01-31, 2026-01-31T09:00:00Z).")
+    var since: String?
+
+    @Option(help: "Units that started before (exclusive), ISO 8601.")
+    var until: String?
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        _ = try makeOptions()
+    }
+
+    private func makeOptions() throws -> DiscoveryOptions {
+        var options = DiscoveryOptions()
+        do {
+            options.window = try DurationText.parse(window)
+        } catch {
+            throw ValidationError("--window \(error.message)")
+        }
+        options.unit = per == .user ? .user : .session
+        options.highlight = highlight
+        options.since = try InterimDate.parse(since, option: "--since")
+        options.until = try InterimDate.parse(until, option: "--until")
+        return options
+    }
+
+    func run() async throws {
+        let console = output.console
+        let options = try makeOptions()
+        let configuration = try await database.resolve(console: console)
+        let report = try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            return try DiscoveryReport.build(
+                reader: options.reader, connection: connection, options: options,
+                progress: { if $0 % 1_000_000 == 0 { console.status("read \($0) events") } })
+        }
+        if output.format == .text, let highlight, report.highlights.isEmpty {
+            console.status("highlight '\(highlight)' was never shown in the data read")
+        }
+        console.print(try report.rendered(output.format))
+    }
+
+    /// `--per`; a type of its own so that it does not clash with conformances declared elsewhere.
+    enum UnitArgument: String, ExpressibleByArgument, CaseIterable {
+        case session, user
+    }
+}
