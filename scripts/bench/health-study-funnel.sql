@@ -1,14 +1,16 @@
 -- The health-study flow funnel computed inside PostgreSQL in one statement: the benchmark's
 -- reference (b) for `funnel report`, and an independent check of its counts.
--- Semantics as FunnelReport: skew-corrected time; only events within the window after a
+-- Semantics as FunnelReport: time skew-corrected per session; only events within the window after a
 -- session's start; a step counts as completed or skipped only after a view; a session completed
 -- with flow_completed in the window; in progress when not completed/abandoned, its window still
 -- open and last activity within the inactivity timeout of the report end; otherwise dropped at its
 -- last viewed step; conditional steps count only where their condition holds.
 -- psql variables: report_end (timestamptz), window (interval), inactivity (interval).
 WITH ev AS (
+    -- Skew correction per session: the app's clock time shifted by the session's smallest
+    -- received_at - sent_at (its clock offset), as SessionGrouper does.
     SELECT session_id, kind, step_id, flow_id, seq, properties,
-           coalesce(received_at - (sent_at - occurred_at), occurred_at) AS ct
+           occurred_at + coalesce(min(received_at - sent_at) OVER (PARTITION BY session_id), interval '0') AS ct
     FROM events
 ),
 sessions AS (

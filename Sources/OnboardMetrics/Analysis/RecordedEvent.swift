@@ -12,7 +12,8 @@ public struct RecordedEvent: Sendable, Hashable {
     public var stepID: String?
     /// Custom event name, highlight id, feature id or experiment key.
     public var name: String?
-    /// Skew-corrected time, microseconds since 1970 (`received_at - (sent_at - occurred_at)`).
+    /// Skew-corrected time, microseconds since 1970: in a ``RecordedSession``, the app's
+    /// `occurred_at` shifted by its session's clock offset (see ``SessionGrouper``).
     public var time: Int64
     /// Position within the session.
     public var seq: Int
@@ -34,7 +35,7 @@ public struct RecordedEvent: Sendable, Hashable {
         self.properties = properties
     }
 
-    /// The recorded form of an event.
+    /// The recorded form of a lone event, its time corrected by its own `received_at - sent_at`.
     public init(_ event: Event) {
         self.init(
             kind: event.kind, flowID: event.flowID, flowVersion: event.flowVersion, stepID: event.stepID,

@@ -13,7 +13,7 @@ public struct RecordedSession: Sendable, Hashable {
     public var flowVersion: Int?
     /// Attributes known at start (`session_started`'s `properties.context`).
     public var context: [String: JSONValue]
-    /// The events, ordered by (time, seq).
+    /// The events, ordered by (time, seq); times are skew-corrected per session (see ``SessionGrouper``).
     public var events: [RecordedEvent]
 
     /// Creates a session; `events` are put in (time, seq) order.
@@ -47,10 +47,14 @@ public struct RecordedSession: Sendable, Hashable {
         var grouper = SessionGrouper(closeAfter: .max)
         var sessions: [RecordedSession] = []
         for event in events.sorted(by: { $0.eventID.uuidString < $1.eventID.uuidString }) {
+            var recorded = RecordedEvent(event)
+            recorded.time = RecordedEvent.microseconds(event.occurredAt)
+            let offset = event.sentAt.flatMap { sent in
+                event.receivedAt.map { RecordedEvent.microseconds($0) - RecordedEvent.microseconds(sent) }
+            }
             grouper.add(
-                sessionID: event.sessionID, userID: event.userID,
-                streamTime: RecordedEvent.microseconds(event.occurredAt),
-                event: RecordedEvent(event)
+                sessionID: event.sessionID, userID: event.userID, streamTime: recorded.time, event: recorded,
+                clockOffset: offset
             ) { sessions.append($0) }
         }
         grouper.finish { sessions.append($0) }

@@ -3,6 +3,13 @@ import Foundation
 /// Turns a stream of events in (roughly) time order into complete sessions, holding only the
 /// sessions still open.
 ///
+/// Clock skew is corrected per session, not per event: one app's clock is off by one amount,
+/// while each event's `received_at - sent_at` also holds its own network delay. So every event's
+/// client time is shifted by the session's smallest `received_at - sent_at` (its clock offset
+/// plus the shortest delay), which puts the session at server time and keeps the app's own
+/// order and durations — the Segment/Snowplow correction without reordering events sent in
+/// different batches.
+///
 /// A session closes once the stream has moved `closeAfter` past its last event: no later event
 /// of it is expected (the stream is in client time order, and `closeAfter` covers the longest gap
 /// a report looks at, e.g. the conversion window). Memory is then what the open sessions need,
@@ -17,6 +24,8 @@ public struct SessionGrouper {
         var events: [RecordedEvent] = []
         var lastStreamTime: Int64
         var active = true
+        /// The smallest `received_at - sent_at` seen, microseconds.
+        var offset: Int64?
     }
 
     private let closeAfter: Int64
@@ -44,16 +53,20 @@ public struct SessionGrouper {
     /// Adds an event of a session; calls `emit` for each session this closes.
     /// - Parameters:
     ///   - streamTime: the stream's ordering time (the event id's time), microseconds since 1970.
+    ///   - event: the event, its `time` by the client's clock (`occurred_at`).
+    ///   - clockOffset: the event's `received_at - sent_at` in microseconds, when both are known.
     public mutating func add(
-        sessionID: UUID, userID: String, streamTime: Int64, event: RecordedEvent,
+        sessionID: UUID, userID: String, streamTime: Int64, event: RecordedEvent, clockOffset: Int64? = nil,
         emit: (RecordedSession) throws -> Void
     ) rethrows {
-        try add(sessionID: sessionID, userID: { userID }, streamTime: streamTime, event: event, emit: emit)
+        try add(
+            sessionID: sessionID, userID: { userID }, streamTime: streamTime, event: event, clockOffset: clockOffset,
+            emit: emit)
     }
 
     /// Adds an event; `userID` is asked for only when the event opens a session.
     mutating func add(
-        sessionID: UUID, userID: () -> String, streamTime: Int64, event: RecordedEvent,
+        sessionID: UUID, userID: () -> String, streamTime: Int64, event: RecordedEvent, clockOffset: Int64?,
         emit: (RecordedSession) throws -> Void
     ) rethrows {
         if streamTime > watermark { watermark = streamTime }
@@ -79,6 +92,7 @@ public struct SessionGrouper {
         lastSessionID = sessionID
         lastSlot = slot
         Self.append(event, streamTime: streamTime, to: &builders[slot])
+        if let clockOffset, clockOffset < builders[slot].offset ?? .max { builders[slot].offset = clockOffset }
         try closeExpired(emit)
     }
 
@@ -135,8 +149,12 @@ public struct SessionGrouper {
     }
 
     private static func session(_ builder: Builder) -> RecordedSession {
-        RecordedSession(
+        var events = builder.events
+        if let offset = builder.offset, offset != 0 {
+            for index in events.indices { events[index].time += offset }
+        }
+        return RecordedSession(
             sessionID: builder.sessionID, userID: builder.userID, flowID: builder.flowID,
-            flowVersion: builder.flowVersion, context: builder.context, events: builder.events)
+            flowVersion: builder.flowVersion, context: builder.context, events: events)
     }
 }

@@ -83,9 +83,11 @@ public struct SessionReader: Sendable {
             guard let sessionID = try row.uuid(1) else {
                 throw PostgresError(.invalidValue, "an events row has no session_id")
             }
-            let (streamTime, event) = try decoder.decode(row)
-            try grouper.add(sessionID: sessionID, userID: { row.text(2) ?? "" }, streamTime: streamTime, event: event) {
-                session in
+            let (streamTime, event, offset) = try decoder.decode(row)
+            try grouper.add(
+                sessionID: sessionID, userID: { row.text(2) ?? "" }, streamTime: streamTime, event: event,
+                clockOffset: offset
+            ) { session in
                 statistics.sessions += 1
                 try body(session)
             }
@@ -108,7 +110,7 @@ struct RowDecoder {
     private var steps = StringInterner()
     private var names = StringInterner()
 
-    mutating func decode(_ row: BinaryCopyRow) throws -> (Int64, RecordedEvent) {
+    mutating func decode(_ row: BinaryCopyRow) throws -> (Int64, RecordedEvent, Int64?) {
         guard let eventID = try row.uuid(0), let seq = try row.int32(3), let kindBytes = row.rawBytes(4),
             let occurred = try row.timestampMicroseconds(9)
         else { throw PostgresError(.invalidValue, "an events row lacks a required column") }
@@ -116,12 +118,12 @@ struct RowDecoder {
             throw PostgresError(
                 .invalidValue, "an events row has the unknown kind '\(String(decoding: kindBytes, as: UTF8.self))'")
         }
-        // Skew correction: received_at - (sent_at - occurred_at), all in microseconds since 2000.
-        var time = occurred
+        // The clock offset (received_at - sent_at) is applied per session by the grouper.
+        var offset: Int64?
         if let sent = try row.timestampMicroseconds(10), let received = try row.timestampMicroseconds(11) {
-            time = received - (sent - occurred)
+            offset = received - sent
         }
-        let unixTime = time + postgresEpochOffsetMicroseconds
+        let unixTime = occurred + postgresEpochOffsetMicroseconds
         var properties: [String: JSONValue] = [:]
         if let raw = row.rawBytes(12), raw.count > 1 {
             let json = UnsafeRawBufferPointer(rebasing: raw[1...]).bindMemory(to: UInt8.self)
@@ -133,7 +135,7 @@ struct RowDecoder {
             kind: kind, flowID: flows.string(row.rawBytes(5)), flowVersion: try row.int32(6).map(Int.init),
             stepID: steps.string(row.rawBytes(7)), name: names.string(row.rawBytes(8)), time: unixTime, seq: Int(seq),
             properties: properties)
-        return (streamTime, event)
+        return (streamTime, event, offset)
     }
 }
 
