@@ -29,14 +29,9 @@ struct DiscoveryCommand: AsyncParsableCommand {
     var window = "7d"
 
     @Option(help: "What a unit is: session or user.")
-    var per: UnitArgument = .session
+    var per: FunnelOptions.Unit = .session
 
-    // INTERIM: replace with the lead's TimeRangeOptions once it lands on this branch.
-    @Option(help: "Units that started at or after: ISO 8601 (2026-01-31, 2026-01-31T09:00:00Z).")
-    var since: String?
-
-    @Option(help: "Units that started before (exclusive), ISO 8601.")
-    var until: String?
+    @OptionGroup var range: TimeRangeOptions
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
@@ -52,10 +47,10 @@ struct DiscoveryCommand: AsyncParsableCommand {
         } catch {
             throw ValidationError("--window \(error.message)")
         }
-        options.unit = per == .user ? .user : .session
+        options.unit = per
         options.highlight = highlight
-        options.since = try InterimDate.parse(since, option: "--since")
-        options.until = try InterimDate.parse(until, option: "--until")
+        options.since = try range.sinceDate
+        options.until = try range.untilDate
         return options
     }
 
@@ -63,21 +58,18 @@ struct DiscoveryCommand: AsyncParsableCommand {
         let console = output.console
         let options = try makeOptions()
         let configuration = try await database.resolve(console: console)
+        let output = output
         let report = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
+            let progress = try ReplayProgress(output: output, connection: connection)
+            defer { progress.finish() }
             return try DiscoveryReport.build(
-                reader: options.reader, connection: connection, options: options,
-                progress: { if $0 % 1_000_000 == 0 { console.status("read \($0) events") } })
+                reader: options.reader, connection: connection, options: options, progress: progress.update)
         }
         if output.format == .text, let highlight, report.highlights.isEmpty {
             console.status("highlight '\(highlight)' was never shown in the data read")
         }
         console.print(try report.rendered(output.format))
-    }
-
-    /// `--per`; a type of its own so that it does not clash with conformances declared elsewhere.
-    enum UnitArgument: String, ExpressibleByArgument, CaseIterable {
-        case session, user
     }
 }

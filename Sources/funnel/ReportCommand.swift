@@ -5,7 +5,7 @@ import OnboardMetrics
 struct ReportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Replay recorded sessions against a flow and print its funnel.",
+        abstract: "Replay recorded sessions against a flow (or ad-hoc steps) and print the funnel.",
         discussion: """
             Per step: eligible (sessions the step's condition applies to), viewed, completed, \
             skipped, dropped here, in progress here, conversion from the previous step and from \
@@ -15,13 +15,28 @@ struct ReportCommand: AsyncParsableCommand {
             --window has passed; otherwise it is in progress and reported apart. Only events \
             within --window after a session's start count.
 
+            Ad-hoc funnels (--steps a,b,c) work on logs without a flow definition: a step matches an \
+            event whose name is it (custom events, features, highlights), a step_viewed of that \
+            step id, or an event of that kind; KIND:VALUE pins the kind (feature_used:share). \
+            --order ordered allows other events between steps, strict allows none, any takes the \
+            steps in any order. Each step-1 occurrence starts a chain; the furthest step reached \
+            within --window wins; timestamp ties go by step index.
+
             Examples:
               funnel report --flow examples/flows/health-study.json
               funnel report --flow health-study --per user --by platform --format json
               funnel report --flow health-study --since 2026-01-01 --until 2026-02-01 --window 3d
+              funnel report --steps highlight_shown:share-button,feature_used:share --per user
             """)
 
     @OptionGroup var flow: FlowOptions
+
+    @Option(help: "Ad-hoc funnel steps, comma-separated (event names, step ids, kinds, or KIND:VALUE).")
+    var steps: String?
+
+    @Option(help: "Ad-hoc step order: ordered, strict or any.")
+    var order: AdHocFunnel.Order = .ordered
+
     @OptionGroup var range: TimeRangeOptions
 
     @Option(help: "What to count: session or user.")
@@ -41,6 +56,14 @@ struct ReportCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
+    func validate() throws {
+        guard (flow.flow == nil) != (steps == nil) else {
+            throw ValidationError("pass either --flow FILE|ID (a flow funnel) or --steps a,b,c (an ad-hoc funnel)")
+        }
+        _ = try Self.seconds(window, option: "--window")
+        _ = try Self.seconds(inactivity, option: "--inactivity")
+    }
+
     func run() async throws {
         var options = FunnelOptions()
         options.unit = per
@@ -51,52 +74,51 @@ struct ReportCommand: AsyncParsableCommand {
         options.breakdown = breakdown
         let console = output.console
         let configuration = try await database.resolve(console: console)
-        let (definition, _) = try await flow.load(configuration: configuration)
         let reader = SessionReader(
             since: options.since, until: options.until.map { $0.addingTimeInterval(options.window) },
             closeAfter: options.window + options.inactivity)
-        let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
+        let output = output
         let started = Date()
-        let funnelOptions = options
-        let report = try await BlockingIO.run {
-            let connection = try PostgresConnection(configuration: configuration)
-            let estimate = try EventTableEstimate.rows(on: connection)
-            return try FunnelReport.build(
-                flow: definition, reader: reader, connection: connection, options: funnelOptions, now: Date()
-            ) { read in
-                bar.draw(fraction: estimate > 0 ? Double(read) / estimate : 0, count: read, unit: "events")
+        let rendered: String
+        if let steps {
+            let funnel = try AdHocFunnel(
+                steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
+                window: options.window, unit: options.unit)
+            let report = try await BlockingIO.run {
+                let connection = try PostgresConnection(configuration: configuration)
+                defer { connection.close() }
+                let progress = try ReplayProgress(output: output, connection: connection)
+                defer { progress.finish() }
+                return try funnel.build(reader: reader, connection: connection, progress: progress.update)
             }
+            rendered = try report.rendered(output.format)
+        } else {
+            let (definition, _) = try await flow.load(configuration: configuration)
+            let funnelOptions = options
+            let report = try await BlockingIO.run {
+                let connection = try PostgresConnection(configuration: configuration)
+                defer { connection.close() }
+                let progress = try ReplayProgress(output: output, connection: connection)
+                defer { progress.finish() }
+                return try FunnelReport.build(
+                    flow: definition, reader: reader, connection: connection, options: funnelOptions, now: Date(),
+                    progress: progress.update)
+            }
+            rendered = try report.rendered(output.format)
         }
-        bar.clear()
         console.status(String(format: "replayed in %.2f s", Date().timeIntervalSince(started)))
-        console.print(try report.rendered(output.format))
+        console.print(rendered)
     }
 
-    /// Seconds in a duration like `7d`, `12h`, `30m`, `45s` or a plain number of seconds.
+    /// Seconds in a duration like `7d`, `12h`, `30m` or `1h30m`.
     static func seconds(_ text: String, option: String) throws -> TimeInterval {
-        let units: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
-        let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let unit = trimmed.last.flatMap { units[$0] }
-        let number = unit == nil ? trimmed : String(trimmed.dropLast())
-        guard let value = Double(number), value > 0, value.isFinite else {
-            throw ValidationError("\(option) '\(text)' is not a duration: use e.g. 7d, 12h, 30m or 45s")
+        do {
+            return try DurationText.parse(text)
+        } catch {
+            throw ValidationError("\(option) \(error.message)")
         }
-        return value * (unit ?? 1)
     }
 }
 
 extension FunnelOptions.Unit: ExpressibleByArgument {}
-
-/// PostgreSQL's own estimate of the rows in `events` (from the planner statistics), for progress.
-enum EventTableEstimate {
-    static func rows(on connection: PostgresConnection) throws -> Double {
-        let row = try connection.query(
-            """
-            SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)::float8 AS rows
-            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'events'::regclass
-            """
-        ).first
-        return row?["rows"].double ?? 0
-    }
-}
+extension AdHocFunnel.Order: ExpressibleByArgument {}

@@ -1,0 +1,30 @@
+import Foundation
+import OnboardMetrics
+
+/// Progress of a read over the events table: a bar on stderr against PostgreSQL's own estimate
+/// of the rows (from the planner statistics), silent when stderr is not a terminal or with --quiet.
+struct ReplayProgress: Sendable {
+    private let bar: ProgressBar
+    private let estimate: Double
+
+    /// Reads the row estimate; call on the connection's thread before the read starts.
+    init(output: OutputOptions, connection: PostgresConnection) throws {
+        bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
+        let row = try connection.query(
+            """
+            SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)::float8 AS rows
+            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'events'::regclass
+            """
+        ).first
+        estimate = row?["rows"].double ?? 0
+    }
+
+    /// Called with the number of events read so far.
+    func update(_ read: Int) {
+        bar.draw(fraction: estimate > 0 ? Double(read) / estimate : 0, count: read, unit: "events")
+    }
+
+    /// Clears the bar before the report is printed.
+    func finish() { bar.clear() }
+}
