@@ -1,0 +1,61 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetrics
+
+/// `FunnelReport` read from PostgreSQL equals scripts/bench/health-study-funnel.sql, an
+/// independent computation of the same funnel in one SQL statement, run through psql.
+@Suite struct FunnelReportSQLTests {
+    @Test func flowFunnelEqualsTheIndependentSQLComputation() async throws {
+        let configuration = try await TestDatabase.migrated("funnel_sql")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 5)
+        let events = (0..<3_000).flatMap { generator.session($0).events }
+        let reportEnd = Date()
+        let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
+        let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
+        let options = {
+            var options = FunnelOptions()
+            options.reportEnd = reportEnd
+            return options
+        }()
+        let report = try await TestDatabase.withConnection(configuration) { connection in
+            try EventStore().write(events, on: connection, receivedAt: reportEnd)
+            return try FunnelReport.build(
+                flow: flow, reader: SessionReader(), connection: connection, options: options, now: reportEnd)
+        }
+        let sqlFile = TestDatabase.packageRoot.appendingPathComponent("scripts/bench/health-study-funnel.sql").path
+        let url = Self.uri(configuration)
+        let psql = try ProcessRunner.run(
+            "/usr/bin/psql",
+            [
+                url, "-q", "-A", "-t", "-F", " ", "-v", "ON_ERROR_STOP=1", "-v",
+                "report_end=\(ISO8601DateFormatter().string(from: reportEnd))", "-v", "window=7 days", "-v",
+                "inactivity=30 minutes", "-f", sqlFile,
+            ])
+        #expect(psql.status == 0, "\(psql.output)")
+        let sqlRows = psql.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
+        let steps = try #require(report.groups.first?.steps)
+        #expect(sqlRows.count == steps.count)
+        for (row, step) in zip(sqlRows, steps) {
+            #expect(row[0] == step.step)
+            #expect(
+                row[1...6].compactMap { Int($0) }
+                    == [
+                        step.eligible, step.viewed, step.completed, step.skipped, step.droppedHere, step.inProgressHere,
+                    ],
+                "step \(step.step)")
+            // Conversion rounded to 4 places, median time on step and p90 from start to 2 places.
+            #expect(Double(row[7]).map { abs($0 - (step.conversionFromPrevious ?? -1)) < 0.00005 } == true)
+            #expect(Double(row[8]).map { abs($0 - (step.timeOnStep.median ?? -1)) < 0.0051 } == true)
+            #expect(Double(row[9]).map { abs($0 - (step.timeFromStart.p90 ?? -1)) < 0.0051 } == true)
+        }
+        // The data has drop-offs at every step, so the comparison is not of zeros.
+        #expect(steps.allSatisfy { $0.droppedHere > 0 })
+    }
+
+    static func uri(_ configuration: PostgresConfiguration) -> String {
+        guard let database = configuration.overrides["dbname"] else { return configuration.connectionString }
+        return configuration.connectionString + (configuration.connectionString.contains("?") ? "&" : "?")
+            + "dbname=\(database)"
+    }
+}
