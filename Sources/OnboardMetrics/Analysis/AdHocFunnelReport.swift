@@ -96,8 +96,8 @@ struct AdHocFunnelAggregator {
     private var units = 0
     /// Units by depth reached (index 0: none).
     private var byDepth: [Int]
-    private var toConvert: [[Float]]
-    private var fromStart: [[Float]]
+    private var toConvert: [[Double]]
+    private var fromStart: [[Double]]
     private var users: [String: [AdHocEvent]] = [:]
 
     init(funnel: AdHocFunnel) {
@@ -123,8 +123,8 @@ struct AdHocFunnelAggregator {
         units += 1
         byDepth[reach.depth] += 1
         for step in reach.times.indices.dropFirst() {
-            toConvert[step].append(Float(Double(reach.times[step] - reach.times[step - 1]) / 1_000_000))
-            fromStart[step].append(Float(Double(reach.times[step] - reach.times[0]) / 1_000_000))
+            toConvert[step].append(Double(reach.times[step] - reach.times[step - 1]) / 1_000_000)
+            fromStart[step].append(Double(reach.times[step] - reach.times[0]) / 1_000_000)
         }
     }
 

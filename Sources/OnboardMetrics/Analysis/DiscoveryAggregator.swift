@@ -24,7 +24,7 @@ struct DiscoveryAggregator {
         var shown = 0
         var alreadyKnew = 0
         var discovered = 0
-        var secondsToDiscovery: [Float] = []
+        var secondsToDiscovery: [Double] = []
         var reasons: [String: ReasonCounts] = [:]
         var flows: [String: FlowShown] = [:]
     }
@@ -92,7 +92,7 @@ struct DiscoveryAggregator {
                 if let used = trace.firstUse(of: feature, from: showing.time, window: window) {
                     counts.discovered += 1
                     reason.discovered += 1
-                    counts.secondsToDiscovery.append(Float(Double(used - showing.time) / 1_000_000))
+                    counts.secondsToDiscovery.append(Double(used - showing.time) / 1_000_000)
                 }
             }
             counts.reasons[showing.reason ?? Self.notDismissed] = reason

@@ -17,8 +17,8 @@ struct FunnelAggregator {
         var inProgressHere: [Int]
         var previousReached: [Int]
         var viewedAfterPrevious: [Int]
-        var onStep: [[Float]]
-        var fromStart: [[Float]]
+        var onStep: [[Double]]
+        var fromStart: [[Double]]
 
         init(stepCount: Int) {
             let zeros = Array(repeating: 0, count: stepCount)

@@ -40,14 +40,14 @@ struct FunnelReplay: Sendable {
                 guard let index = stepIndex(event) else { continue }
                 if !state.viewed[index] {
                     state.viewed[index] = true
-                    state.secondsFromStart[index] = Float(Double(event.time - start) / 1_000_000)
+                    state.secondsFromStart[index] = Double(event.time - start) / 1_000_000
                 }
                 lastViewTime[index] = event.time
                 state.lastStep = index
             case .stepCompleted, .stepSkipped:
                 guard let index = stepIndex(event), let viewedAt = lastViewTime[index] else { continue }
                 if state.secondsOnStep[index].isNaN {
-                    state.secondsOnStep[index] = Float(Double(event.time - viewedAt) / 1_000_000)
+                    state.secondsOnStep[index] = Double(event.time - viewedAt) / 1_000_000
                 }
                 if event.kind == .stepCompleted {
                     state.completed[index] = true

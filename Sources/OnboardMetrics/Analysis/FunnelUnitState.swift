@@ -12,9 +12,9 @@ struct FunnelUnitState: Sendable {
     var completed: [Bool]
     var skipped: [Bool]
     /// Seconds from the start to the first view, per step (NaN: not viewed).
-    var secondsFromStart: [Float]
+    var secondsFromStart: [Double]
     /// Seconds from the view to the completion or skip, per step (NaN: not done).
-    var secondsOnStep: [Float]
+    var secondsOnStep: [Double]
     /// The step a dropped or in-progress unit was last on; nil before the first view.
     var lastStep: Int?
     var breakdown: String?

@@ -26,8 +26,8 @@ public struct DurationSummary: Sendable, Hashable, Codable {
     public var p90: Double?
 
     /// Summarizes durations in seconds.
-    public init(_ seconds: [Float]) {
-        let sorted = seconds.map(Double.init).sorted()
+    public init(_ seconds: [Double]) {
+        let sorted = seconds.sorted()
         count = sorted.count
         median = Quantiles.quantile(sorted: sorted, 0.5)
         p90 = Quantiles.quantile(sorted: sorted, 0.9)
