@@ -29,13 +29,9 @@ struct ConformanceCommand: AsyncParsableCommand {
         let reader = SessionReader(since: options.since, until: options.until)
         let configuration = try await database.resolve(console: console)
         let (definition, catalog) = try await flow.load(configuration: configuration)
-        let output = output
-        let report = try await BlockingIO.run {
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
-            let progress = try ReplayProgress(output: output, connection: connection)
-            defer { progress.finish() }
-            return try ConformanceReport.build(
+        let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+            connection, progress in
+            try ConformanceReport.build(
                 flow: definition, catalog: catalog, reader: reader, connection: connection, options: options,
                 progress: progress.update)
         }

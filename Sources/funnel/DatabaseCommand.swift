@@ -21,7 +21,7 @@ struct DatabaseCommand: AsyncParsableCommand {
         func run() async throws {
             let cluster = database.embeddedCluster
             let console = output.console
-            try await BlockingIO.run { try cluster.start(progress: { console.status($0) }) }
+            _ = try await BlockingIO.run { try cluster.start(progress: { console.status($0) }) }
             console.print(cluster.url)
         }
     }

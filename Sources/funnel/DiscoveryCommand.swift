@@ -58,13 +58,9 @@ struct DiscoveryCommand: AsyncParsableCommand {
         let console = output.console
         let options = try makeOptions()
         let configuration = try await database.resolve(console: console)
-        let output = output
-        let report = try await BlockingIO.run {
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
-            let progress = try ReplayProgress(output: output, connection: connection)
-            defer { progress.finish() }
-            return try DiscoveryReport.build(
+        let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+            connection, progress in
+            try DiscoveryReport.build(
                 reader: options.reader, connection: connection, options: options, progress: progress.update)
         }
         if output.format == .text, let highlight, report.highlights.isEmpty {

@@ -28,3 +28,20 @@ struct ReplayProgress: Sendable {
     /// Clears the bar before the report is printed.
     func finish() { bar.clear() }
 }
+
+extension ReplayProgress {
+    /// Runs a report over the events table off the cooperative pool: opens a connection, shows
+    /// progress while `body` reads, and closes both.
+    static func run<T: Sendable>(
+        configuration: PostgresConfiguration, output: OutputOptions,
+        _ body: @escaping @Sendable (PostgresConnection, ReplayProgress) throws -> T
+    ) async throws -> T {
+        try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            let progress = try ReplayProgress(output: output, connection: connection)
+            defer { progress.finish() }
+            return try body(connection, progress)
+        }
+    }
+}

@@ -77,30 +77,23 @@ struct ReportCommand: AsyncParsableCommand {
         let reader = SessionReader(
             since: options.since, until: options.until.map { $0.addingTimeInterval(options.window) },
             closeAfter: options.window + options.inactivity)
-        let output = output
         let started = Date()
         let rendered: String
         if let steps {
             let funnel = try AdHocFunnel(
                 steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
                 window: options.window, unit: options.unit)
-            let report = try await BlockingIO.run {
-                let connection = try PostgresConnection(configuration: configuration)
-                defer { connection.close() }
-                let progress = try ReplayProgress(output: output, connection: connection)
-                defer { progress.finish() }
-                return try funnel.build(reader: reader, connection: connection, progress: progress.update)
+            let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+                connection, progress in
+                try funnel.build(reader: reader, connection: connection, progress: progress.update)
             }
             rendered = try report.rendered(output.format)
         } else {
             let (definition, _) = try await flow.load(configuration: configuration)
             let funnelOptions = options
-            let report = try await BlockingIO.run {
-                let connection = try PostgresConnection(configuration: configuration)
-                defer { connection.close() }
-                let progress = try ReplayProgress(output: output, connection: connection)
-                defer { progress.finish() }
-                return try FunnelReport.build(
+            let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+                connection, progress in
+                try FunnelReport.build(
                     flow: definition, reader: reader, connection: connection, options: funnelOptions, now: Date(),
                     progress: progress.update)
             }

@@ -27,28 +27,20 @@ struct ConformanceAggregator {
     private let flow: FlowDefinition
     private let catalog: FlowCatalog?
     private let options: ConformanceOptions
-    private let since: Int64?
-    private let until: Int64?
+    private var selection: SessionSelection
     private var fitnessCounts: [FitnessKey: Int] = [:]
     private var places: [Place: PlaceCounts] = [:]
     private var sessions = 0
-    private var otherFlowSessions = 0
 
     init(flow: FlowDefinition, catalog: FlowCatalog?, options: ConformanceOptions) {
         self.flow = flow
         self.catalog = catalog
         self.options = options
-        self.since = options.since.map(RecordedEvent.microseconds)
-        self.until = options.until.map(RecordedEvent.microseconds)
+        self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
     }
 
     mutating func add(_ session: RecordedSession) {
-        guard session.flowID == flow.id else {
-            otherFlowSessions += 1
-            return
-        }
-        if let since, session.startTime < since { return }
-        if let until, session.startTime >= until { return }
+        guard selection.accepts(session) else { return }
         let definition = session.flowVersion.flatMap { catalog?.flow(flow.id, version: $0) } ?? flow
         var navigator = FlowNavigator(flow: definition, catalog: catalog, context: session.context)
         var judged = 0
@@ -128,7 +120,7 @@ struct ConformanceAggregator {
                 mean: total == 0 ? nil : sum / Double(total), p10: Self.quantile(distribution, total, 0.1),
                 median: Self.quantile(distribution, total, 0.5), p90: Self.quantile(distribution, total, 0.9)),
             histogram: buckets, deviationCount: rows.reduce(0) { $0 + $1.occurrences }, deviations: rows,
-            otherFlowSessions: otherFlowSessions)
+            otherFlowSessions: selection.otherFlowSessions)
     }
 
     /// The type-7 quantile of a sample given as sorted (value, count) pairs: interpolates between

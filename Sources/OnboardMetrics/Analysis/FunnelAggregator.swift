@@ -39,11 +39,9 @@ struct FunnelAggregator {
     private let options: FunnelOptions
     private let replay: FunnelReplay
     private let reportEnd: Date
-    private let since: Int64?
-    private let until: Int64?
+    private var selection: SessionSelection
     private var groups: [String: GroupCounts] = [:]
     private var users: [String: FunnelUnitState] = [:]
-    private var otherFlowSessions = 0
 
     init(flow: FlowDefinition, options: FunnelOptions, now: Date) {
         self.flow = flow
@@ -51,17 +49,11 @@ struct FunnelAggregator {
         let end = options.reportEnd ?? options.until ?? now
         self.reportEnd = end
         self.replay = FunnelReplay(flow: flow, options: options, reportEnd: RecordedEvent.microseconds(end))
-        self.since = options.since.map(RecordedEvent.microseconds)
-        self.until = options.until.map(RecordedEvent.microseconds)
+        self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
     }
 
     mutating func add(_ session: RecordedSession) {
-        guard session.flowID == flow.id else {
-            otherFlowSessions += 1
-            return
-        }
-        if let since, session.startTime < since { return }
-        if let until, session.startTime >= until { return }
+        guard selection.accepts(session) else { return }
         let state = replay.replay(session)
         switch options.unit {
         case .session: count(state)
@@ -144,7 +136,7 @@ struct FunnelAggregator {
         return FunnelReport(
             flowID: flow.id, flowVersion: flow.version, unit: options.unit, windowSeconds: options.window,
             inactivitySeconds: options.inactivity, since: options.since, until: options.until, reportEnd: reportEnd,
-            breakdownBy: options.breakdown, groups: reportGroups, otherFlowSessions: otherFlowSessions)
+            breakdownBy: options.breakdown, groups: reportGroups, otherFlowSessions: selection.otherFlowSessions)
     }
 
     private static func ratio(_ numerator: Int, _ denominator: Int) -> Double? {

@@ -119,7 +119,8 @@ package enum Timestamp {
     }
 
     // Howard Hinnant's days-from-civil algorithms: exact for the proleptic Gregorian calendar.
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
+    /// (year, month, day) of a day counted from 1970-01-01, proleptic Gregorian (H. Hinnant's civil_from_days).
+    package static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let doe = z - era * 146_097
@@ -131,7 +132,8 @@ package enum Timestamp {
         return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
+    /// Days from 1970-01-01 to a date, proleptic Gregorian (H. Hinnant's days_from_civil).
+    package static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400

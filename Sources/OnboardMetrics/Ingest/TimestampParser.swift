@@ -73,7 +73,7 @@ package struct TimestampParser: Sendable {
             }
         }
         guard index == b.count else { return nil }
-        let days = Self.daysFromCivil(year: year, month: month, day: day)
+        let days = Timestamp.daysFromCivil(year: year, month: month, day: day)
         let local = days * 86_400 + hour * 3600 + minute * 60 + second
         let seconds = local - (offsetSeconds ?? localOffset(local))
         if fractionDigits <= 3 {
@@ -110,15 +110,5 @@ package struct TimestampParser: Sendable {
         case 4, 6, 9, 11: 30
         default: 31
         }
-    }
-
-    // Howard Hinnant's days-from-civil: exact for the proleptic Gregorian calendar.
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
     }
 }

@@ -359,16 +359,9 @@ extension EventRecorder {
         ensuredMonths.formUnion(missing)
     }
 
-    /// Year * 12 + month (0-based) of a day, by the proleptic Gregorian calendar (H. Hinnant's civil_from_days).
+    /// Year * 12 + month (0-based) of a day counted from 1970-01-01.
     static func monthIndex(daysSince1970 days: Int64) -> Int64 {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthPrime = (5 * dayOfYear + 2) / 153
-        let month = monthPrime < 10 ? monthPrime + 3 : monthPrime - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        let (year, month, _) = Timestamp.civil(fromDays: days)
         return year * 12 + month - 1
     }
 
