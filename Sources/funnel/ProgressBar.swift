@@ -16,21 +16,32 @@ final class ProgressBar: @unchecked Sendable {
     }
 
     func update(_ progress: EventIngester.Progress) {
+        let fraction = progress.bytesTotal > 0 ? min(1, Double(progress.bytesRead) / Double(progress.bytesTotal)) : 1
+        draw(
+            fraction: fraction, count: progress.linesRead, unit: "lines",
+            final: progress.bytesRead == progress.bytesTotal)
+    }
+
+    /// Shows `done` of `total` work items, with `count` things of `unit` (e.g. events) so far.
+    func update(done: Int, total: Int, count: Int, unit: String) {
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 1
+        draw(fraction: fraction, count: count, unit: unit, final: done >= total)
+    }
+
+    private func draw(fraction: Double, count: Int, unit: String, final: Bool) {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
         let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= 0.1 || progress.bytesRead == progress.bytesTotal else { return }
+        guard now.timeIntervalSince(lastDraw) >= 0.1 || final else { return }
         lastDraw = now
-        let fraction = progress.bytesTotal > 0 ? min(1, Double(progress.bytesRead) / Double(progress.bytesTotal)) : 1
         let width = 30
         let filled = Int(fraction * Double(width))
         let elapsed = max(now.timeIntervalSince(started), 0.001)
         let line =
             "\r[" + String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled) + "] "
-            + String(
-                format: "%3.0f%%  %d lines  %.0f lines/s", fraction * 100, progress.linesRead,
-                Double(progress.linesRead) / elapsed)
+            + String(format: "%3.0f%%  %d ", fraction * 100, count) + unit
+            + String(format: "  %.0f ", Double(count) / elapsed) + unit + "/s"
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }
