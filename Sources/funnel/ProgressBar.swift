@@ -21,6 +21,11 @@ final class ProgressBar: @unchecked Sendable {
             count: progress.linesRead, unit: "lines", force: progress.bytesRead == progress.bytesTotal)
     }
 
+    /// Shows `done` of `total` work items, with `count` things of `unit` (e.g. events) so far.
+    func update(done: Int, total: Int, count: Int, unit: String) {
+        draw(fraction: total > 0 ? Double(done) / Double(total) : 1, count: count, unit: unit, force: done >= total)
+    }
+
     /// Draws the bar for `count` items done of an expected share `fraction` (0...1, clamped;
     /// an estimate is fine), at most ten times a second unless `force`.
     func draw(fraction: Double, count: Int, unit: String, force: Bool = false) {
