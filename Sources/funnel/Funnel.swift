@@ -19,6 +19,8 @@ struct Funnel: AsyncParsableCommand {
             ReportCommand.self,
             ConformanceCommand.self,
             DiscoveryCommand.self,
+            AssignCommand.self,
+            ExperimentCommand.self,
         ]
     )
 }

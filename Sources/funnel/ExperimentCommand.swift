@@ -1,0 +1,110 @@
+import ArgumentParser
+import Foundation
+import OnboardMetrics
+
+/// `funnel experiment`: per variant rates and the comparison with control.
+struct ExperimentCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "experiment",
+        abstract:
+            "Compare an experiment's variants: rates, differences with 95% CI, p-values, Bayesian odds, SRM, power.",
+        discussion: """
+            Units are those with an experiment_exposure named KEY (a session's first exposure gives its \
+            variant). Metrics: completion (flow_completed), step:ID (step_completed of ID), \
+            discovery:FEATURE (feature_used FEATURE; units that used it before exposure leave the \
+            denominator); conversions count within --window after the exposure. Repeat --metric for \
+            several; Holm's correction spans all variant x metric comparisons.
+
+            Per variant versus control (the stored experiment's first variant, else "control"): absolute \
+            difference (Newcombe 95% CI), relative difference (log risk-ratio CI), two-proportion z-test \
+            p-value and its Holm adjustment; chance to beat control and expected loss (Beta(1,1) priors, \
+            normal approximation); units per arm still needed to detect +/- --mde. A chi-squared test of \
+            exposed units against the stored weights (equal without a stored experiment) flags a sample \
+            ratio mismatch below p = 0.001.
+
+            Examples:
+              funnel experiment consent-copy --metric step:consent
+              funnel experiment consent-copy --metric completion --metric step:consent --engine bayesian
+              funnel experiment consent-copy --flow examples/flows/health-study.json --format json
+            """)
+
+    @Argument(help: "The experiment key.")
+    var key: String
+
+    @Option(help: "completion, step:ID or discovery:FEATURE; repeatable.")
+    var metric: [String] = []
+
+    @Option(help: "Which verdict to print: frequentist or bayesian (JSON holds both).")
+    var engine: ExperimentOptions.Engine = .frequentist
+
+    @Option(help: "Minimum detectable effect, absolute (0.02 = 2 percentage points), for the power analysis.")
+    var mde = 0.02
+
+    @Option(help: "What a unit is: session or user.")
+    var per: FunnelOptions.Unit = .session
+
+    @Option(help: "Conversion window after the exposure, e.g. 7d, 12h.")
+    var window = "7d"
+
+    @OptionGroup var flow: FlowOptions
+    @OptionGroup var range: TimeRangeOptions
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: OutputOptions
+
+    func validate() throws {
+        _ = try makeOptions()
+    }
+
+    private func makeOptions() throws -> ExperimentOptions {
+        var options = ExperimentOptions(key: key)
+        do {
+            options.metrics = try (metric.isEmpty ? ["completion"] : metric).map(
+                ExperimentOptions.Metric.init(parsing:))
+        } catch let error as ExperimentError {
+            throw ValidationError("--metric: \(error.message)")
+        }
+        guard mde > 0, mde < 1 else { throw ValidationError("--mde must be between 0 and 1 (e.g. 0.02)") }
+        options.mde = mde
+        options.engine = engine
+        options.unit = per
+        do {
+            options.window = try DurationText.parse(window)
+        } catch {
+            throw ValidationError("--window \(error.message)")
+        }
+        options.since = try range.sinceDate
+        options.until = try range.untilDate
+        return options
+    }
+
+    func run() async throws {
+        let console = output.console
+        var options = try makeOptions()
+        let configuration = try await database.resolve(console: console)
+        if flow.flow != nil {
+            let (definition, _) = try await flow.load(configuration: configuration)
+            for case .step(let stepID) in options.metrics where definition.step(stepID) == nil {
+                throw ValidationError("flow '\(definition.id)' has no step '\(stepID)'")
+            }
+            options.flow = definition
+        }
+        let output = output
+        let key = key
+        let prepared = options
+        let report = try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            var options = prepared
+            options.experiment = try ExperimentStore().load(key: key, on: connection)
+            let progress = try ReplayProgress(output: output, connection: connection)
+            defer { progress.finish() }
+            return try ExperimentReport.build(connection: connection, options: options, progress: progress.update)
+        }
+        if report.sampleRatio.mismatch {
+            console.status("warning: sample ratio mismatch (p < 0.001); results are not trustworthy")
+        }
+        console.print(try report.rendered(output.format))
+    }
+}
+
+extension ExperimentOptions.Engine: ExpressibleByArgument {}
