@@ -21,7 +21,7 @@ struct ConformanceCommand: AsyncParsableCommand {
     @OptionGroup var flow: FlowOptions
     @OptionGroup var range: TimeRangeOptions
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: HTMLOutputOptions
 
     func run() async throws {
         let console = output.console
@@ -29,7 +29,8 @@ struct ConformanceCommand: AsyncParsableCommand {
         let reader = SessionReader(since: options.since, until: options.until)
         let configuration = try await database.resolve(console: console)
         let (definition, catalog) = try await flow.load(configuration: configuration)
-        let output = output
+        let output = try output.plain()
+        let emitter = self.output
         let report = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
@@ -39,6 +40,6 @@ struct ConformanceCommand: AsyncParsableCommand {
                 flow: definition, catalog: catalog, reader: reader, connection: connection, options: options,
                 progress: progress.update)
         }
-        console.print(try report.rendered(output.format))
+        try emitter.emit(rendered: report.rendered, html: report.html)
     }
 }

@@ -34,7 +34,7 @@ struct DiscoveryCommand: AsyncParsableCommand {
     @OptionGroup var range: TimeRangeOptions
 
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
         _ = try makeOptions()
@@ -58,7 +58,8 @@ struct DiscoveryCommand: AsyncParsableCommand {
         let console = output.console
         let options = try makeOptions()
         let configuration = try await database.resolve(console: console)
-        let output = output
+        let output = try output.plain()
+        let emitter = self.output
         let report = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
@@ -67,9 +68,9 @@ struct DiscoveryCommand: AsyncParsableCommand {
             return try DiscoveryReport.build(
                 reader: options.reader, connection: connection, options: options, progress: progress.update)
         }
-        if output.format == .text, let highlight, report.highlights.isEmpty {
+        if emitter.format == .text, let highlight, report.highlights.isEmpty {
             console.status("highlight '\(highlight)' was never shown in the data read")
         }
-        console.print(try report.rendered(output.format))
+        try emitter.emit(rendered: report.rendered, html: report.html)
     }
 }

@@ -54,7 +54,7 @@ struct ReportCommand: AsyncParsableCommand {
     var breakdown: String?
 
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
         guard (flow.flow == nil) != (steps == nil) else {
@@ -77,9 +77,10 @@ struct ReportCommand: AsyncParsableCommand {
         let reader = SessionReader(
             since: options.since, until: options.until.map { $0.addingTimeInterval(options.window) },
             closeAfter: options.window + options.inactivity)
-        let output = output
+        let output = try output.plain()
+        let emitter = self.output
         let started = Date()
-        let rendered: String
+        let emit: () throws -> Void
         if let steps {
             let funnel = try AdHocFunnel(
                 steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
@@ -91,7 +92,7 @@ struct ReportCommand: AsyncParsableCommand {
                 defer { progress.finish() }
                 return try funnel.build(reader: reader, connection: connection, progress: progress.update)
             }
-            rendered = try report.rendered(output.format)
+            emit = { try emitter.emit(rendered: report.rendered, html: report.html) }
         } else {
             let (definition, _) = try await flow.load(configuration: configuration)
             let funnelOptions = options
@@ -104,10 +105,10 @@ struct ReportCommand: AsyncParsableCommand {
                     flow: definition, reader: reader, connection: connection, options: funnelOptions, now: Date(),
                     progress: progress.update)
             }
-            rendered = try report.rendered(output.format)
+            emit = { try emitter.emit(rendered: report.rendered, html: report.html) }
         }
         console.status(String(format: "replayed in %.2f s", Date().timeIntervalSince(started)))
-        console.print(rendered)
+        try emit()
     }
 
     /// Seconds in a duration like `7d`, `12h`, `30m` or `1h30m`.
