@@ -19,6 +19,7 @@ struct Funnel: AsyncParsableCommand {
             ReportCommand.self,
             ConformanceCommand.self,
             DiscoveryCommand.self,
+            DemoCommand.self,
         ]
     )
 }
