@@ -21,7 +21,7 @@ struct ConformanceCommand: AsyncParsableCommand {
     @OptionGroup var flow: FlowOptions
     @OptionGroup var range: TimeRangeOptions
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: HTMLOutputOptions
 
     func run() async throws {
         let console = output.console
@@ -29,12 +29,12 @@ struct ConformanceCommand: AsyncParsableCommand {
         let reader = SessionReader(since: options.since, until: options.until)
         let configuration = try await database.resolve(console: console)
         let (definition, catalog) = try await flow.load(configuration: configuration)
-        let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
             connection, progress in
             try ConformanceReport.build(
                 flow: definition, catalog: catalog, reader: reader, connection: connection, options: options,
                 progress: progress.update)
         }
-        console.print(try report.rendered(output.format))
+        try output.emit(rendered: report.rendered, html: report.html)
     }
 }

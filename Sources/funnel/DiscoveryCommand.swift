@@ -34,7 +34,7 @@ struct DiscoveryCommand: AsyncParsableCommand {
     @OptionGroup var range: TimeRangeOptions
 
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
         _ = try makeOptions()
@@ -58,7 +58,7 @@ struct DiscoveryCommand: AsyncParsableCommand {
         let console = output.console
         let options = try makeOptions()
         let configuration = try await database.resolve(console: console)
-        let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
             connection, progress in
             try DiscoveryReport.build(
                 reader: options.reader, connection: connection, options: options, progress: progress.update)
@@ -66,6 +66,6 @@ struct DiscoveryCommand: AsyncParsableCommand {
         if output.format == .text, let highlight, report.highlights.isEmpty {
             console.status("highlight '\(highlight)' was never shown in the data read")
         }
-        console.print(try report.rendered(output.format))
+        try output.emit(rendered: report.rendered, html: report.html)
     }
 }

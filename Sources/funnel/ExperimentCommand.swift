@@ -88,16 +88,12 @@ struct ExperimentCommand: AsyncParsableCommand {
             }
             options.flow = definition
         }
-        let output = output
         let key = key
         let prepared = options
-        let report = try await BlockingIO.run {
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
+        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
+            connection, progress in
             var options = prepared
             options.experiment = try ExperimentStore().load(key: key, on: connection)
-            let progress = try ReplayProgress(output: output, connection: connection)
-            defer { progress.finish() }
             return try ExperimentReport.build(connection: connection, options: options, progress: progress.update)
         }
         if report.sampleRatio.mismatch {

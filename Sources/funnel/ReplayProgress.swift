@@ -8,8 +8,8 @@ struct ReplayProgress: Sendable {
     private let estimate: Double
 
     /// Reads the row estimate; call on the connection's thread before the read starts.
-    init(output: OutputOptions, connection: PostgresConnection) throws {
-        bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
+    init(quiet: Bool, connection: PostgresConnection) throws {
+        bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         let row = try connection.query(
             """
             SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)::float8 AS rows
@@ -33,13 +33,13 @@ extension ReplayProgress {
     /// Runs a report over the events table off the cooperative pool: opens a connection, shows
     /// progress while `body` reads, and closes both.
     static func run<T: Sendable>(
-        configuration: PostgresConfiguration, output: OutputOptions,
+        configuration: PostgresConfiguration, quiet: Bool,
         _ body: @escaping @Sendable (PostgresConnection, ReplayProgress) throws -> T
     ) async throws -> T {
         try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
-            let progress = try ReplayProgress(output: output, connection: connection)
+            let progress = try ReplayProgress(quiet: quiet, connection: connection)
             defer { progress.finish() }
             return try body(connection, progress)
         }

@@ -54,7 +54,7 @@ struct ReportCommand: AsyncParsableCommand {
     var breakdown: String?
 
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
         guard (flow.flow == nil) != (steps == nil) else {
@@ -78,29 +78,29 @@ struct ReportCommand: AsyncParsableCommand {
             since: options.since, until: options.until.map { $0.addingTimeInterval(options.window) },
             closeAfter: options.window + options.inactivity)
         let started = Date()
-        let rendered: String
+        let emit: () throws -> Void
         if let steps {
             let funnel = try AdHocFunnel(
                 steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
                 window: options.window, unit: options.unit)
-            let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+            let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
                 connection, progress in
                 try funnel.build(reader: reader, connection: connection, progress: progress.update)
             }
-            rendered = try report.rendered(output.format)
+            emit = { try output.emit(rendered: report.rendered, html: report.html) }
         } else {
             let (definition, _) = try await flow.load(configuration: configuration)
             let funnelOptions = options
-            let report = try await ReplayProgress.run(configuration: configuration, output: output) {
+            let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
                 connection, progress in
                 try FunnelReport.build(
                     flow: definition, reader: reader, connection: connection, options: funnelOptions, now: Date(),
                     progress: progress.update)
             }
-            rendered = try report.rendered(output.format)
+            emit = { try output.emit(rendered: report.rendered, html: report.html) }
         }
         console.status(String(format: "replayed in %.2f s", Date().timeIntervalSince(started)))
-        console.print(rendered)
+        try emit()
     }
 
     /// Seconds in a duration like `7d`, `12h`, `30m` or `1h30m`.

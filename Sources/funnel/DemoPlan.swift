@@ -1,0 +1,123 @@
+import Foundation
+import OnboardMetrics
+
+/// What `funnel demo` records: per scenario, a generator and a number of sessions.
+struct DemoPlan: Sendable {
+    struct Part: Sendable {
+        var generator: SyntheticGenerator
+        var sessions: Int
+    }
+
+    let parts: [Part]
+    var total: Int { parts.reduce(0) { $0 + $1.sessions } }
+
+    init(sessions: Int, seed: UInt64, shares: [(scenario: Scenario, share: Double)]) throws {
+        var parts: [Part] = []
+        var left = sessions
+        for (index, entry) in shares.enumerated() {
+            // The last scenario takes the rounding rest, so the parts add up to `sessions`.
+            let count = index == shares.count - 1 ? left : max(1, Int((Double(sessions) * entry.share).rounded()))
+            left -= count
+            parts.append(Part(generator: try SyntheticGenerator(scenario: entry.scenario, seed: seed), sessions: count))
+        }
+        self.parts = parts
+    }
+
+    /// Session `index` of a part, its users named after the scenario so that scenarios do not
+    /// share users.
+    func events(part: Part, index: Int) -> [Event] {
+        let prefix = part.generator.scenario.name + "-"
+        return part.generator.session(index).events.map { event in
+            var event = event
+            event.userID = prefix + event.userID
+            return event
+        }
+    }
+
+    /// Stores every scenario's flows, so `funnel report --flow health-study` finds them.
+    func storeFlows(on connection: PostgresConnection) throws {
+        for flow in parts.flatMap(\.generator.scenario.flows) {
+            try connection.query(
+                "INSERT INTO flows (flow_id, version, definition) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
+                [
+                    .text(flow.id), .int32(Int32(clamping: flow.version)),
+                    .jsonb(String(decoding: try flow.jsonData(), as: UTF8.self)),
+                ])
+        }
+    }
+
+    /// Whether the last session of every part is in the database. They are recorded after
+    /// everything else has been committed, so their presence means the whole data set is.
+    func isRecorded(on connection: PostgresConnection) throws -> Bool {
+        for part in parts {
+            guard let marker = events(part: part, index: part.sessions - 1).first else { continue }
+            let rows = try connection.query(
+                "SELECT count(*)::int8 AS n FROM events WHERE session_id = $1", [.uuid(marker.sessionID)])
+            if (rows.first?["n"].int ?? 0) == 0 { return false }
+        }
+        return true
+    }
+
+    /// Generates and records every session through an `EventRecorder`, the parts' last sessions
+    /// last; `progress` gets the sessions done so far.
+    func record(into configuration: PostgresConfiguration, progress: @escaping @Sendable (Int) -> Void)
+        async throws -> EventRecorder.Counters
+    {
+        var settings = EventRecorder.Configuration(database: configuration)
+        // The demo can always regenerate its data: a spool would only leave files behind.
+        settings.spoolDirectory = nil
+        settings.batchSize = 10_000
+        settings.log = { _ in }
+        let recorder = try EventRecorder(configuration: settings)
+        let plan = self
+        try await BlockingIO.run {
+            let done = Counter()
+            for part in plan.parts {
+                let block = 1_000
+                let blocks = (part.sessions - 1 + block - 1) / block
+                // Sessions are generated on all cores; the recorder takes events from any thread.
+                DispatchQueue.concurrentPerform(iterations: blocks) { number in
+                    let range = (number * block)..<min(part.sessions - 1, (number + 1) * block)
+                    do {
+                        for index in range {
+                            for event in plan.events(part: part, index: index) { try recorder.record(event) }
+                        }
+                    } catch {
+                        done.fail(error)
+                    }
+                    progress(done.add(range.count))
+                }
+                if let failure = done.failure { throw failure }
+            }
+        }
+        await recorder.flush()
+        try await BlockingIO.run {
+            for part in plan.parts {
+                for event in plan.events(part: part, index: part.sessions - 1) { try recorder.record(event) }
+            }
+        }
+        progress(total)
+        return await recorder.shutdown()
+    }
+}
+
+/// A thread-safe running count of sessions done, and the first error of any worker.
+private final class Counter: @unchecked Sendable {
+    // Guarded by `lock`: workers add concurrently.
+    private let lock = NSLock()
+    private var value = 0
+    private var firstError: (any Error)?
+
+    var failure: (any Error)? { lock.withLock { firstError } }
+
+    func fail(_ error: any Error) {
+        lock.withLock { firstError = firstError ?? error }
+    }
+
+    func add(_ amount: Int) -> Int {
+        lock.withLock {
+            value += amount
+            return value
+        }
+    }
+}

@@ -1,0 +1,33 @@
+import Foundation
+import OnboardMetrics
+
+/// The reports `funnel demo` prints and writes: the health-study funnel and conformance, and
+/// feature discovery.
+struct DemoReports: Sendable {
+    var funnel: FunnelReport
+    var discovery: DiscoveryReport
+    var conformance: ConformanceReport
+
+    /// Flows whose sessions the reports need: the funnel's, and those that show highlights.
+    static let flows: Set<String> = ["health-study", "spotlight-share", "board-creation"]
+
+    /// Reads the events once (a replay of the whole table is most of a second run's time) and
+    /// builds the three reports from the sessions of ``flows`` held in memory.
+    static func build(configuration: PostgresConfiguration, quiet: Bool) async throws -> DemoReports {
+        let flow = ExampleFlows.healthStudy
+        let catalog = try FlowCatalog(Scenario.healthStudy.flows)
+        return try await ReplayProgress.run(configuration: configuration, quiet: quiet) { connection, progress in
+            var sessions: [RecordedSession] = []
+            // The discovery reader keeps sessions open across the window, which also covers the
+            // funnel's window plus inactivity.
+            let discoveryOptions = DiscoveryOptions()
+            try discoveryOptions.reader.read(on: connection, progress: progress.update) { session in
+                if let id = session.flowID, flows.contains(id) { sessions.append(session) }
+            }
+            let funnel = FunnelReport.build(flow: flow, sessions: sessions, options: FunnelOptions(), now: Date())
+            let discovery = DiscoveryReport.build(sessions: sessions, options: discoveryOptions)
+            let conformance = ConformanceReport.build(flow: flow, catalog: catalog, sessions: sessions)
+            return DemoReports(funnel: funnel, discovery: discovery, conformance: conformance)
+        }
+    }
+}
