@@ -26,7 +26,8 @@ struct ConformanceCommand: AsyncParsableCommand {
     func run() async throws {
         let console = output.console
         let options = ConformanceOptions(since: try range.sinceDate, until: try range.untilDate)
-        let reader = SessionReader(since: options.since, until: options.until)
+        // Conformance judges the flow's events: finished sessions need not wait out the window.
+        let reader = SessionReader(since: options.since, until: options.until, closeFinishedAfter: 3_600)
         let configuration = try await database.resolve(console: console)
         let (definition, catalog) = try await flow.load(configuration: configuration)
         let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {

@@ -91,10 +91,15 @@ struct ReportCommand: AsyncParsableCommand {
         } else {
             let (definition, _) = try await flow.load(configuration: configuration)
             let funnelOptions = options
+            // The flow funnel ignores what follows a flow's end: finished sessions need not wait out the window.
+            let finishedEarly = SessionReader(
+                since: reader.since, until: reader.until, closeAfter: reader.closeAfter,
+                closeFinishedAfter: options.inactivity)
             let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
                 connection, progress in
                 try FunnelReport.build(
-                    flow: definition, reader: reader, connection: connection, options: funnelOptions, now: Date(),
+                    flow: definition, reader: finishedEarly, connection: connection, options: funnelOptions,
+                    now: Date(),
                     progress: progress.update)
             }
             emit = { try output.emit(rendered: report.rendered, html: report.html) }

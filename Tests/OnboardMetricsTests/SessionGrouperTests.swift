@@ -61,4 +61,29 @@ import Testing
         #expect(sessions.first?.context["platform"] == "ios")
         #expect(sessions.first?.flowID == "f")
     }
+
+    @Test func finishedSessionsCloseAfterTheShortGrace() {
+        // Sessions of 3 events one minute apart; every other one completes. With a 10-day close and a
+        // 5-minute close for finished sessions, finished ones leave memory soon, unfinished ones wait.
+        var grouper = SessionGrouper(closeAfter: 10 * 86_400_000_000, closeFinishedAfter: 300_000_000)
+        var closedEarly = 0
+        for session in 0..<2_000 {
+            let id = UUID()
+            let start = Int64(session) * 60_000_000
+            let kinds: [EventKind] = [
+                .sessionStarted, .stepViewed, session.isMultiple(of: 2) ? .flowCompleted : .stepViewed,
+            ]
+            for (seq, kind) in kinds.enumerated() {
+                let time = start + Int64(seq) * 1_000_000
+                grouper.add(sessionID: id, userID: "u", streamTime: time, event: Self.event(kind, time, seq: seq)) {
+                    closed in
+                    if closed.events.last?.kind == .flowCompleted { closedEarly += 1 }
+                }
+            }
+        }
+        // 2,000 minutes of stream: every finished session but the last few (within 5 minutes) is closed;
+        // no unfinished one is (they wait 10 days), so about 1,000 stay open.
+        #expect(closedEarly >= 990)
+        #expect(grouper.openCount >= 1_000 && grouper.openCount <= 1_010)
+    }
 }

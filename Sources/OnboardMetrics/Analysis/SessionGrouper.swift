@@ -26,9 +26,15 @@ public struct SessionGrouper {
         var active = true
         /// The smallest `received_at - sent_at` seen, microseconds.
         var offset: Int64?
+        /// Whether the session's flow completed or was abandoned.
+        var finished = false
     }
 
     private let closeAfter: Int64
+    private let closeFinishedAfter: Int64?
+    /// Finished sessions, in the order they finished: they close after `closeFinishedAfter`.
+    private var finishedExpiry: [(slot: Int, sessionID: UUID, time: Int64)] = []
+    private var finishedHead = 0
     private var index = SessionIndexTable()
     /// Slots of open sessions; a closed session's slot is inactive until reused.
     private var builders: [Builder] = []
@@ -45,9 +51,13 @@ public struct SessionGrouper {
     public private(set) var openCount = 0
     public private(set) var peakOpenCount = 0
 
-    /// A grouper that closes a session `closeAfter` microseconds of stream time after its last event.
-    public init(closeAfter: Int64) {
+    /// A grouper that closes a session `closeAfter` microseconds of stream time after its last
+    /// event — or, when `closeFinishedAfter` is given, that long after its last event once its
+    /// flow completed or was abandoned (for reports that ignore what follows the end of a flow,
+    /// this keeps memory to the sessions still under way).
+    public init(closeAfter: Int64, closeFinishedAfter: Int64? = nil) {
         self.closeAfter = closeAfter
+        self.closeFinishedAfter = closeFinishedAfter
     }
 
     /// Adds an event of a session; calls `emit` for each session this closes.
@@ -92,6 +102,12 @@ public struct SessionGrouper {
         lastSessionID = sessionID
         lastSlot = slot
         Self.append(event, streamTime: streamTime, to: &builders[slot])
+        if closeFinishedAfter != nil, event.kind == .flowCompleted || event.kind == .flowAbandoned,
+            event.flowID == nil || event.flowID == builders[slot].flowID, !builders[slot].finished
+        {
+            builders[slot].finished = true
+            finishedExpiry.append((slot, sessionID, streamTime))
+        }
         if let clockOffset, clockOffset < builders[slot].offset ?? .max { builders[slot].offset = clockOffset }
         try closeExpired(emit)
     }
@@ -104,6 +120,8 @@ public struct SessionGrouper {
         index = SessionIndexTable()
         expiry.removeAll()
         expiryHead = 0
+        finishedExpiry.removeAll()
+        finishedHead = 0
         openCount = 0
         lastSessionID = nil
         for builder in remaining { try emit(Self.session(builder)) }
@@ -123,6 +141,25 @@ public struct SessionGrouper {
     }
 
     private mutating func closeExpired(_ emit: (RecordedSession) throws -> Void) rethrows {
+        if let closeFinishedAfter {
+            while finishedHead < finishedExpiry.count,
+                finishedExpiry[finishedHead].time + closeFinishedAfter < watermark
+            {
+                let entry = finishedExpiry[finishedHead]
+                finishedHead += 1
+                let builder = builders[entry.slot]
+                guard builder.active, builder.sessionID == entry.sessionID else { continue }
+                if builder.lastStreamTime + closeFinishedAfter < watermark {
+                    try close(entry.slot, emit)
+                } else {
+                    finishedExpiry.append((entry.slot, entry.sessionID, builder.lastStreamTime))
+                }
+            }
+            if finishedHead > 4096, finishedHead * 2 > finishedExpiry.count {
+                finishedExpiry.removeFirst(finishedHead)
+                finishedHead = 0
+            }
+        }
         guard closeAfter < Int64.max / 2 else { return }
         while expiryHead < expiry.count, expiry[expiryHead].time + closeAfter < watermark {
             let entry = expiry[expiryHead]
@@ -130,14 +167,7 @@ public struct SessionGrouper {
             let builder = builders[entry.slot]
             guard builder.active, builder.sessionID == entry.sessionID else { continue }
             if builder.lastStreamTime + closeAfter < watermark {
-                builders[entry.slot].active = false
-                builders[entry.slot].events = []
-                builders[entry.slot].context = [:]
-                freeSlots.append(entry.slot)
-                index.remove(entry.sessionID)
-                if lastSessionID == entry.sessionID { lastSessionID = nil }
-                openCount -= 1
-                try emit(Self.session(builder))
+                try close(entry.slot, emit)
             } else {
                 expiry.append((entry.slot, entry.sessionID, builder.lastStreamTime))
             }
@@ -146,6 +176,18 @@ public struct SessionGrouper {
             expiry.removeFirst(expiryHead)
             expiryHead = 0
         }
+    }
+
+    private mutating func close(_ slot: Int, _ emit: (RecordedSession) throws -> Void) rethrows {
+        let builder = builders[slot]
+        builders[slot].active = false
+        builders[slot].events = []
+        builders[slot].context = [:]
+        freeSlots.append(slot)
+        index.remove(builder.sessionID)
+        if lastSessionID == builder.sessionID { lastSessionID = nil }
+        openCount -= 1
+        try emit(Self.session(builder))
     }
 
     private static func session(_ builder: Builder) -> RecordedSession {

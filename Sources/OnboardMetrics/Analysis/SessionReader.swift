@@ -14,12 +14,21 @@ public struct SessionReader: Sendable {
     /// A session closes this long (in stream time) after its last event; make it cover the
     /// longest gap a report looks at (the conversion or discovery window).
     public var closeAfter: TimeInterval
+    /// When set, a session whose flow completed or was abandoned closes this long after its last
+    /// event instead: for reports that ignore what follows the end of a flow (funnel,
+    /// conformance), so memory holds only the sessions still under way. Leave it `nil` for reports
+    /// that look past the flow's end (discovery, ad-hoc funnels).
+    public var closeFinishedAfter: TimeInterval?
 
     /// A reader of every event in `[since, until)`.
-    public init(since: Date? = nil, until: Date? = nil, closeAfter: TimeInterval = 8 * 86_400) {
+    public init(
+        since: Date? = nil, until: Date? = nil, closeAfter: TimeInterval = 8 * 86_400,
+        closeFinishedAfter: TimeInterval? = nil
+    ) {
         self.since = since
         self.until = until
         self.closeAfter = closeAfter
+        self.closeFinishedAfter = closeFinishedAfter
     }
 
     /// What a read did.
@@ -76,7 +85,9 @@ public struct SessionReader: Sendable {
         }
         if !assignments.isEmpty { try connection.query("SELECT " + assignments.joined(separator: ", "), settings) }
 
-        var grouper = SessionGrouper(closeAfter: Int64(closeAfter * 1_000_000))
+        var grouper = SessionGrouper(
+            closeAfter: Int64(closeAfter * 1_000_000),
+            closeFinishedAfter: closeFinishedAfter.map { Int64($0 * 1_000_000) })
         var statistics = Statistics()
         var decoder = RowDecoder()
         try connection.copyOut(copyStatement) { row in
@@ -109,6 +120,7 @@ struct RowDecoder {
     private var flows = StringInterner()
     private var steps = StringInterner()
     private var names = StringInterner()
+    private var propertyObjects = PropertiesInterner()
 
     mutating func decode(_ row: BinaryCopyRow) throws -> (Int64, RecordedEvent, Int64?) {
         guard let eventID = try row.uuid(0), let seq = try row.int32(3), let kindBytes = row.rawBytes(4),
@@ -126,9 +138,7 @@ struct RowDecoder {
         let unixTime = occurred + postgresEpochOffsetMicroseconds
         var properties: [String: JSONValue] = [:]
         if let raw = row.rawBytes(12), raw.count > 1 {
-            let json = UnsafeRawBufferPointer(rebasing: raw[1...]).bindMemory(to: UInt8.self)
-            var cursor = JSONCursor(json)
-            properties = try cursor.object()
+            properties = try propertyObjects.object(UnsafeRawBufferPointer(rebasing: raw[1...]))
         }
         let streamTime = eventID.version7Milliseconds.map { $0 * 1000 } ?? unixTime
         let event = RecordedEvent(
@@ -160,6 +170,31 @@ struct StringInterner {
             last = entries.count - 1
         }
         return string
+    }
+}
+
+/// Returns one shared dictionary for JSON objects that repeat byte for byte (session contexts,
+/// variants, dismissal reasons), so held sessions do not each carry a copy.
+struct PropertiesInterner {
+    private var buckets: [UInt64: [(bytes: [UInt8], object: [String: JSONValue])]] = [:]
+    private var count = 0
+
+    mutating func object(_ json: UnsafeRawBufferPointer) throws -> [String: JSONValue] {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in json { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        if let bucket = buckets[hash] {
+            for entry in bucket where entry.bytes.count == json.count && entry.bytes.elementsEqual(json) {
+                return entry.object
+            }
+        }
+        var cursor = JSONCursor(json.bindMemory(to: UInt8.self))
+        let object = try cursor.object()
+        // Objects that never repeat (ids, free text) would only fill the table: stop at 4,096.
+        if count < 4_096 {
+            buckets[hash, default: []].append((Array(json), object))
+            count += 1
+        }
+        return object
     }
 }
 
