@@ -7,7 +7,7 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract:
-            "Record demo onboarding data (all example scenarios), print the funnel and discovery, write report.html.",
+            "Record demo onboarding data (all example scenarios), print the funnel, discovery and experiment, write report.html.",
         discussion: """
             Migrates the database (the embedded cluster when none is configured), stores the example \
             flows, generates --sessions sessions across the scenarios of examples/flows with a fixed \
@@ -78,10 +78,12 @@ struct DemoCommand: AsyncParsableCommand {
         console.print(try reports.funnel.rendered(.text))
         console.print("")
         console.print(try reports.discovery.rendered(.text))
+        console.print("")
+        console.print(try reports.experiment.rendered(.text))
         let page = HTMLDocument(
             title: "OnboardMetrics demo report",
             subtitle: "\(plan.total) synthetic sessions across \(Self.shares.count) scenarios (seed \(seed)).",
-            sections: [reports.funnel, reports.discovery, reports.conformance])
+            sections: [reports.funnel, reports.discovery, reports.experiment, reports.conformance])
         try HTMLOutputOptions.write(page.render(), to: outputFile)
         console.status("wrote \(outputFile)" + String(format: " (%.1f s in all)", Date().timeIntervalSince(started)))
     }

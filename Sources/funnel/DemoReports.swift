@@ -7,6 +7,8 @@ struct DemoReports: Sendable {
     var funnel: FunnelReport
     var discovery: DiscoveryReport
     var conformance: ConformanceReport
+    /// The health-study experiment on the consent step's copy.
+    var experiment: ExperimentReport
 
     /// Flows whose sessions the reports need: the funnel's, and those that show highlights.
     static let flows: Set<String> = ["health-study", "spotlight-share", "board-creation"]
@@ -27,7 +29,11 @@ struct DemoReports: Sendable {
             let funnel = FunnelReport.build(flow: flow, sessions: sessions, options: FunnelOptions(), now: Date())
             let discovery = DiscoveryReport.build(sessions: sessions, options: discoveryOptions)
             let conformance = ConformanceReport.build(flow: flow, catalog: catalog, sessions: sessions)
-            return DemoReports(funnel: funnel, discovery: discovery, conformance: conformance)
+            var experimentOptions = ExperimentOptions(key: "consent-copy")
+            experimentOptions.metrics = [.step("consent"), .completion]
+            experimentOptions.flow = flow
+            let experiment = ExperimentReport.build(sessions: sessions, options: experimentOptions)
+            return DemoReports(funnel: funnel, discovery: discovery, conformance: conformance, experiment: experiment)
         }
     }
 }

@@ -49,7 +49,7 @@ struct ExperimentCommand: AsyncParsableCommand {
     @OptionGroup var flow: FlowOptions
     @OptionGroup var range: TimeRangeOptions
     @OptionGroup var database: DatabaseOptions
-    @OptionGroup var output: OutputOptions
+    @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
         _ = try makeOptions()
@@ -99,7 +99,7 @@ struct ExperimentCommand: AsyncParsableCommand {
         if report.sampleRatio.mismatch {
             console.status("warning: sample ratio mismatch (p < 0.001); results are not trustworthy")
         }
-        console.print(try report.rendered(output.format))
+        try output.emit(rendered: report.rendered, html: report.html)
     }
 }
 

@@ -60,9 +60,17 @@ public struct SyntheticGenerator: Sendable {
     /// The end of the generated period.
     public var periodEndDate: Date { Timestamp.date(milliseconds: periodEnd) }
 
-    /// Independent stream for `(seed, index, salt)`.
+    /// Independent stream for `(scenario, seed, index, salt)`. The scenario's name is mixed in so
+    /// that two scenarios generated with one seed into one database never share session ids.
     func stream(_ index: Int, salt: UInt64) -> Xoshiro256StarStar {
-        Xoshiro256StarStar(seed: SplitMix64.mix(seed ^ SplitMix64.mix(UInt64(index) &* 4 &+ salt)))
+        Xoshiro256StarStar(seed: SplitMix64.mix(scenarioSeed ^ SplitMix64.mix(UInt64(index) &* 4 &+ salt)))
+    }
+
+    /// The seed mixed with the scenario's name (FNV-1a), fixed per generator.
+    private var scenarioSeed: UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in scenario.name.utf8 { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        return seed ^ hash
     }
 
     /// The variant of the experiment for a user: hashed from the user, not drawn per session, so
