@@ -30,11 +30,42 @@ public struct SessionGrouper {
         var finished = false
     }
 
+    /// Sessions in the order they may expire, each with the stream time it was queued at; an
+    /// entry whose session moved on is re-queued when it reaches the front.
+    private struct ExpiryQueue {
+        struct Entry {
+            var slot: Int
+            var sessionID: UUID
+            var time: Int64
+        }
+        private var entries: [Entry] = []
+        private var head = 0
+
+        mutating func push(_ entry: Entry) { entries.append(entry) }
+
+        /// The front entry when it was queued before `limit`, removed from the queue.
+        mutating func pop(queuedBefore limit: Int64) -> Entry? {
+            guard head < entries.count, entries[head].time < limit else {
+                if head > 4096, head * 2 > entries.count {
+                    entries.removeFirst(head)
+                    head = 0
+                }
+                return nil
+            }
+            head += 1
+            return entries[head - 1]
+        }
+
+        mutating func removeAll() {
+            entries.removeAll()
+            head = 0
+        }
+    }
+
     private let closeAfter: Int64
     private let closeFinishedAfter: Int64?
     /// Finished sessions, in the order they finished: they close after `closeFinishedAfter`.
-    private var finishedExpiry: [(slot: Int, sessionID: UUID, time: Int64)] = []
-    private var finishedHead = 0
+    private var finishedExpiry = ExpiryQueue()
     private var index = SessionIndexTable()
     /// Slots of open sessions; a closed session's slot is inactive until reused.
     private var builders: [Builder] = []
@@ -42,10 +73,8 @@ public struct SessionGrouper {
     /// The slot of the session of the previous event: consecutive events often share a session.
     private var lastSessionID: UUID?
     private var lastSlot = 0
-    /// Sessions in the order they may expire, each with the stream time it was queued at; an
-    /// entry whose session moved on is re-queued when it reaches the front.
-    private var expiry: [(slot: Int, sessionID: UUID, time: Int64)] = []
-    private var expiryHead = 0
+    /// Every open session, in the order it may expire after `closeAfter`.
+    private var expiry = ExpiryQueue()
     private var watermark = Int64.min
     /// Sessions open right now, and the most ever open at once.
     public private(set) var openCount = 0
@@ -95,7 +124,7 @@ public struct SessionGrouper {
                 builders.append(builder)
             }
             index.insert(sessionID, slot: slot)
-            expiry.append((slot, sessionID, streamTime))
+            expiry.push(.init(slot: slot, sessionID: sessionID, time: streamTime))
             openCount += 1
             peakOpenCount = max(peakOpenCount, openCount)
         }
@@ -106,7 +135,7 @@ public struct SessionGrouper {
             event.flowID == nil || event.flowID == builders[slot].flowID, !builders[slot].finished
         {
             builders[slot].finished = true
-            finishedExpiry.append((slot, sessionID, streamTime))
+            finishedExpiry.push(.init(slot: slot, sessionID: sessionID, time: streamTime))
         }
         if let clockOffset, clockOffset < builders[slot].offset ?? .max { builders[slot].offset = clockOffset }
         try closeExpired(emit)
@@ -114,17 +143,19 @@ public struct SessionGrouper {
 
     /// Closes every open session.
     public mutating func finish(_ emit: (RecordedSession) throws -> Void) rethrows {
-        let remaining = builders.filter(\.active).sorted { $0.lastStreamTime < $1.lastStreamTime }
+        var remaining = builders.filter(\.active).sorted { $0.lastStreamTime < $1.lastStreamTime }
         builders.removeAll()
         freeSlots.removeAll()
         index = SessionIndexTable()
         expiry.removeAll()
-        expiryHead = 0
         finishedExpiry.removeAll()
-        finishedHead = 0
         openCount = 0
         lastSessionID = nil
-        for builder in remaining { try emit(Self.session(builder)) }
+        for position in remaining.indices {
+            var events: [RecordedEvent] = []
+            swap(&events, &remaining[position].events)
+            try emit(Self.session(remaining[position], events: &events))
+        }
     }
 
     private static func append(_ event: RecordedEvent, streamTime: Int64, to builder: inout Builder) {
@@ -142,56 +173,47 @@ public struct SessionGrouper {
 
     private mutating func closeExpired(_ emit: (RecordedSession) throws -> Void) rethrows {
         if let closeFinishedAfter {
-            while finishedHead < finishedExpiry.count,
-                finishedExpiry[finishedHead].time + closeFinishedAfter < watermark
-            {
-                let entry = finishedExpiry[finishedHead]
-                finishedHead += 1
-                let builder = builders[entry.slot]
-                guard builder.active, builder.sessionID == entry.sessionID else { continue }
-                if builder.lastStreamTime + closeFinishedAfter < watermark {
-                    try close(entry.slot, emit)
-                } else {
-                    finishedExpiry.append((entry.slot, entry.sessionID, builder.lastStreamTime))
-                }
-            }
-            if finishedHead > 4096, finishedHead * 2 > finishedExpiry.count {
-                finishedExpiry.removeFirst(finishedHead)
-                finishedHead = 0
+            while let entry = finishedExpiry.pop(queuedBefore: watermark - closeFinishedAfter) {
+                if let again = try closeOrRequeue(entry, after: closeFinishedAfter, emit) { finishedExpiry.push(again) }
             }
         }
         guard closeAfter < Int64.max / 2 else { return }
-        while expiryHead < expiry.count, expiry[expiryHead].time + closeAfter < watermark {
-            let entry = expiry[expiryHead]
-            expiryHead += 1
-            let builder = builders[entry.slot]
-            guard builder.active, builder.sessionID == entry.sessionID else { continue }
-            if builder.lastStreamTime + closeAfter < watermark {
-                try close(entry.slot, emit)
-            } else {
-                expiry.append((entry.slot, entry.sessionID, builder.lastStreamTime))
-            }
-        }
-        if expiryHead > 4096, expiryHead * 2 > expiry.count {
-            expiry.removeFirst(expiryHead)
-            expiryHead = 0
+        while let entry = expiry.pop(queuedBefore: watermark - closeAfter) {
+            if let again = try closeOrRequeue(entry, after: closeAfter, emit) { expiry.push(again) }
         }
     }
 
+    /// Closes the entry's session if the stream has moved `after` past its last event; otherwise
+    /// returns the entry to queue again at that last event. Stale entries (slot reused) vanish.
+    private mutating func closeOrRequeue(
+        _ entry: ExpiryQueue.Entry, after: Int64, _ emit: (RecordedSession) throws -> Void
+    ) rethrows -> ExpiryQueue.Entry? {
+        // Fields read one by one: a copy of the whole builder would share its events array.
+        guard builders[entry.slot].active, builders[entry.slot].sessionID == entry.sessionID else { return nil }
+        let last = builders[entry.slot].lastStreamTime
+        guard last + after < watermark else {
+            return .init(slot: entry.slot, sessionID: entry.sessionID, time: last)
+        }
+        try close(entry.slot, emit)
+        return nil
+    }
+
     private mutating func close(_ slot: Int, _ emit: (RecordedSession) throws -> Void) rethrows {
+        // Moved out, not copied, so the clock-offset shift below happens in place.
+        var events: [RecordedEvent] = []
+        swap(&events, &builders[slot].events)
         let builder = builders[slot]
         builders[slot].active = false
-        builders[slot].events = []
         builders[slot].context = [:]
         freeSlots.append(slot)
         index.remove(builder.sessionID)
         if lastSessionID == builder.sessionID { lastSessionID = nil }
         openCount -= 1
-        try emit(Self.session(builder))
+        try emit(Self.session(builder, events: &events))
     }
 
-    private static func session(_ builder: Builder) -> RecordedSession {
-        var events = builder.events
+    /// The session of a builder whose events were moved into `events`.
+    private static func session(_ builder: Builder, events: inout [RecordedEvent]) -> RecordedSession {
         if let offset = builder.offset, offset != 0 {
             for index in events.indices { events[index].time += offset }
         }
