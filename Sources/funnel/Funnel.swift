@@ -21,6 +21,7 @@ struct Funnel: AsyncParsableCommand {
             DiscoveryCommand.self,
             AssignCommand.self,
             ExperimentCommand.self,
+            SimulateCommand.self,
             DemoCommand.self,
         ]
     )
