@@ -7,13 +7,14 @@ struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
         abstract:
-            "Record demo onboarding data (all example scenarios), print the funnel, discovery and experiment, write report.html.",
+            "Record demo onboarding data (all example scenarios), print the funnel, discovery, experiment and a forecast, write report.html.",
         discussion: """
             Migrates the database (the embedded cluster when none is configured), stores the example \
             flows, generates --sessions sessions across the scenarios of examples/flows with a fixed \
             seed and records their events through the SDK's EventRecorder, then prints the \
-            health-study funnel and the feature-discovery summary and writes an HTML report \
-            (funnel, discovery, conformance) to --output. A second run finds the demo data (the last \
+            health-study funnel, the feature-discovery summary, the consent-copy experiment and a \
+            forecast of the flow without its modules screen (funnel simulate), and writes an HTML \
+            report (all of them and conformance) to --output. A second run finds the demo data (the last \
             session of every scenario) and skips recording.
             """)
 
@@ -80,10 +81,12 @@ struct DemoCommand: AsyncParsableCommand {
         console.print(try reports.discovery.rendered(.text))
         console.print("")
         console.print(try reports.experiment.rendered(.text))
+        console.print("")
+        console.print(reports.forecast.title + "\n\n" + reports.forecast.summaryTable.text)
         let page = HTMLDocument(
             title: "OnboardMetrics demo report",
             subtitle: "\(plan.total) synthetic sessions across \(Self.shares.count) scenarios (seed \(seed)).",
-            sections: [reports.funnel, reports.discovery, reports.experiment, reports.conformance])
+            sections: [reports.funnel, reports.discovery, reports.experiment, reports.forecast, reports.conformance])
         try HTMLOutputOptions.write(page.render(), to: outputFile)
         console.status("wrote \(outputFile)" + String(format: " (%.1f s in all)", Date().timeIntervalSince(started)))
     }

@@ -1,14 +1,24 @@
 import Foundation
 import OnboardMetrics
 
-/// The reports `funnel demo` prints and writes: the health-study funnel and conformance, and
-/// feature discovery.
+/// The reports `funnel demo` prints and writes: the health-study funnel, conformance, experiment
+/// and a forecast of a shorter flow, and feature discovery.
 struct DemoReports: Sendable {
     var funnel: FunnelReport
     var discovery: DiscoveryReport
     var conformance: ConformanceReport
     /// The health-study experiment on the consent step's copy.
     var experiment: ExperimentReport
+    /// What removing the health study's modules screen would do, forecast from its sessions.
+    var forecast: SimulationReport
+
+    /// The forecast's candidate: the health-study flow without its `modules` step.
+    static var withoutModules: FlowDefinition {
+        var flow = ExampleFlows.healthStudy
+        flow.version += 1
+        flow.steps.removeAll { $0.id == "modules" }
+        return flow
+    }
 
     /// Flows whose sessions the reports need: the funnel's, and those that show highlights.
     static let flows: Set<String> = ["health-study", "spotlight-share", "board-creation"]
@@ -33,7 +43,12 @@ struct DemoReports: Sendable {
             experimentOptions.metrics = [.step("consent"), .completion]
             experimentOptions.flow = flow
             let experiment = ExperimentReport.build(sessions: sessions, options: experimentOptions)
-            return DemoReports(funnel: funnel, discovery: discovery, conformance: conformance, experiment: experiment)
+            var simulation = SimulationOptions(candidate: withoutModules, baseline: flow)
+            simulation.catalog = catalog
+            let forecast = try SimulationReport.build(options: simulation, sessions: sessions, now: Date())
+            return DemoReports(
+                funnel: funnel, discovery: discovery, conformance: conformance, experiment: experiment,
+                forecast: forecast)
         }
     }
 }

@@ -118,15 +118,11 @@ struct SimulateCommand: AsyncParsableCommand {
             closeAfter: options.window + options.inactivity, closeFinishedAfter: options.inactivity)
         let prepared = options
         let started = Date()
-        let report: SimulationReport
-        do {
-            report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-                connection, progress in
-                try SimulationReport.build(
-                    options: prepared, reader: reader, connection: connection, now: Date(), progress: progress.update)
-            }
-        } catch let error as SimulationError {
-            throw ValidationError(error.message)
+        // A SimulationError says what to change in its message; it is not a usage error.
+        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
+            connection, progress in
+            try SimulationReport.build(
+                options: prepared, reader: reader, connection: connection, now: Date(), progress: progress.update)
         }
         console.status(String(format: "simulated in %.2f s", Date().timeIntervalSince(started)))
         if !report.backTest.withinInterval {

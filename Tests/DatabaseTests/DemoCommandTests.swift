@@ -20,10 +20,15 @@ import Testing
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("Funnel health-study v1"))
         #expect(first.output.contains("Feature discovery"))
+        #expect(first.output.contains("Forecast of health-study v2"))
+        #expect(first.output.contains("back-test"))
         let events = try await Self.eventCount(configuration)
         #expect(events > 10_000)
         let html = try String(contentsOfFile: page, encoding: .utf8)
-        for section in ["funnel-health-study", "discovery", "conformance-health-study"] {
+        for section in [
+            "funnel-health-study", "discovery", "experiment-consent-copy", "forecast-health-study",
+            "conformance-health-study",
+        ] {
             #expect(html.contains("<section id=\"\(section)\""), "\(section)")
         }
 

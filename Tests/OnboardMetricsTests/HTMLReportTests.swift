@@ -110,4 +110,13 @@ import Testing
         #expect(html.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;&amp;"))
         #expect(HTML.escape("a&b<\"'>") == "a&amp;b&lt;&quot;&#39;&gt;")
     }
+
+    /// Axis ends and steps worked out by hand: the smallest 1/2/5 × 10ᵏ step giving at most five ticks.
+    @Test(arguments: [
+        (93.0, 100.0, 20.0), (0.37, 0.4, 0.1), (5.0, 5.0, 1.0), (1_234.0, 1_500.0, 500.0), (7.2, 8.0, 2.0),
+    ])
+    func axesEndOnRoundTicks(maximum: Double, end: Double, step: Double) {
+        let axis = SVGChart.niceAxis(maximum: maximum)
+        #expect(abs(axis.end - end) < 1e-9 && abs(axis.step - step) < 1e-9, "\(axis)")
+    }
 }

@@ -90,7 +90,7 @@ public struct HTMLDocument: Sendable {
         table { border-collapse: collapse; margin: 8px 0 16px; font-size: 13px; width: 100%; }
         caption { text-align: left; font-weight: 600; padding: 4px 0; }
         th, td { padding: 4px 8px; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
-        thead th { border-bottom: 2px solid var(--ink); white-space: nowrap; }
+        thead th { border-bottom: 2px solid var(--ink); vertical-align: bottom; }
         .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
         .table-wrap { overflow-x: auto; }
         .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The frame of an inline SVG chart: `role="img"` with a `<title>` and `<desc>` that screen
 /// readers announce, and a `<figure>` holding the chart and its fallback data table.
 struct SVGChart: Sendable {
@@ -71,6 +73,16 @@ struct SVGChart: Sendable {
             position += 17 + Double(entry.label.count) * 6.5 + 22
         }
         return body
+    }
+
+    /// A value axis from 0 that ends on a round tick at or above `maximum`: steps of 1, 2 or 5
+    /// times a power of ten, at most `ticks` of them (so labels read 0, 20, 40, 60, not 0, 9.3, 18.6).
+    static func niceAxis(maximum: Double, ticks: Int = 5) -> (end: Double, step: Double) {
+        guard maximum > 0, maximum.isFinite else { return (1, 1) }
+        let rough = maximum / Double(ticks)
+        let magnitude = pow(10, (log10(rough)).rounded(.down))
+        let step = [1.0, 2, 5, 10].map { $0 * magnitude }.first { $0 >= rough } ?? 10 * magnitude
+        return ((maximum / step).rounded(.up) * step, step)
     }
 
     /// A label shortened to `limit` characters, so long step ids do not run into the bars.

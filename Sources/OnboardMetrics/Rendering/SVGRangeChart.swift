@@ -23,7 +23,8 @@ struct SVGRangeChart: Sendable {
         let rowHeight = 26.0
         let top = 34.0
         let maximum = rows.compactMap { $0.upper ?? $0.middle }.max() ?? 0
-        let scale = maximum > 0 ? plotWidth / maximum : 0
+        let axis = SVGChart.niceAxis(maximum: maximum)
+        let scale = maximum > 0 ? plotWidth / axis.end : 0
         var body = SVGChart.legend(
             [(middleLabel, "#2f5fb3"), (upperLabel, "#a9bde3")], x: labelWidth, y: 14)
         for (index, row) in rows.enumerated() {
@@ -45,8 +46,8 @@ struct SVGRangeChart: Sendable {
         body += SVGChart.line(x1: labelWidth, y1: top - 4, x2: labelWidth, y2: bottom, stroke: "#1d2330")
         body += SVGChart.line(x1: labelWidth, y1: bottom, x2: labelWidth + plotWidth, y2: bottom, stroke: "#1d2330")
         if maximum > 0 {
-            for tick in 0...4 {
-                let value = maximum * Double(tick) / 4
+            for tick in 0...Int((axis.end / axis.step).rounded()) {
+                let value = Double(tick) * axis.step
                 let x = labelWidth + value * scale
                 body += SVGChart.line(x1: x, y1: bottom, x2: x, y2: bottom + 4, stroke: "#1d2330")
                 body += SVGChart.text(format(value), x: x, y: bottom + 17, anchor: "middle")

@@ -49,7 +49,8 @@ extension SimulationReport {
         return TextTable(header: header, rows: rows, numericColumns: Set(2..<header.count))
     }
 
-    var title: String {
+    /// One line: which flow is forecast from how many sessions of which, and the bootstrap.
+    public var title: String {
         var text =
             "Forecast of \(candidateFlowID) v\(candidateFlowVersion) from \(data.sessions) finished sessions "
             + "(\(data.users) users) of \(baselineFlowID) v\(baselineFlowVersion); \(draws) bootstrap draws, seed \(seed)"
