@@ -1,15 +1,19 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 import PackageDescription
 
 let package = Package(
     name: "OnboardMetrics",
-    platforms: [.macOS(.v13), .iOS(.v16)],
+    // macOS 14 for the collector's HTTP server (Hummingbird 2); the SDK itself needs no more than iOS 16.
+    platforms: [.macOS(.v14), .iOS(.v16)],
     products: [
         .library(name: "OnboardMetrics", targets: ["OnboardMetrics"]),
         .executable(name: "funnel", targets: ["funnel"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0")
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // No default traits: the collector needs neither swift-configuration nor the full Foundation extras.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         .systemLibrary(
@@ -26,6 +30,8 @@ let package = Package(
             dependencies: [
                 "OnboardMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ]
         ),
         .executableTarget(

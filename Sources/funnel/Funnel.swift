@@ -22,6 +22,8 @@ struct Funnel: AsyncParsableCommand {
             AssignCommand.self,
             ExperimentCommand.self,
             SimulateCommand.self,
+            ServeCommand.self,
+            KeysCommand.self,
             DemoCommand.self,
         ]
     )

@@ -1,0 +1,64 @@
+import Foundation
+
+/// The valid app keys by digest, read from PostgreSQL and read again every `refreshInterval`
+/// (so a revoked key stops working within it) or at once for an unknown key, at most once per
+/// `missInterval` (so a new key works at once, and a flood of wrong keys costs one query a second).
+package final class AppKeyCache: @unchecked Sendable {
+    private let database: PostgresConfiguration
+    private let refreshInterval: TimeInterval
+    private let missInterval: TimeInterval
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var keys: [[UInt8]: AppKey] = [:]
+    private var loadedAt = Date.distantPast
+    // One connection, used by one loader at a time (`loader` is held for the whole query).
+    private let loader = NSLock()
+    private var connection: PostgresConnection?
+
+    package init(database: PostgresConfiguration, refreshInterval: TimeInterval = 5, missInterval: TimeInterval = 1) {
+        self.database = database
+        self.refreshInterval = refreshInterval
+        self.missInterval = missInterval
+    }
+
+    /// Loads the keys now.
+    /// - Throws: `PostgresError`.
+    package func load() async throws {
+        try await BlockingIO.run { [self] in try reload() }
+    }
+
+    /// The valid key whose secret is `secret`, `nil` when there is none.
+    /// - Throws: `PostgresError` when the keys must be read and the database cannot be reached.
+    package func key(for secret: String, now: Date = Date()) async throws -> AppKey? {
+        let digest = AppKey.digest(of: secret)
+        let (known, age) = lock.withLock { (keys[digest], now.timeIntervalSince(loadedAt)) }
+        if let known, age < refreshInterval { return known }
+        if known == nil, age < missInterval { return nil }
+        do {
+            try await load()
+        } catch {
+            // The database is down: keep accepting the keys known a moment ago.
+            if let known { return known }
+            throw error
+        }
+        return lock.withLock { keys[digest] }
+    }
+
+    private func reload() throws {
+        loader.lock()
+        defer { loader.unlock() }
+        do {
+            if connection == nil { connection = try PostgresConnection(configuration: database) }
+            guard let connection else { return }
+            let fresh = try AppKeyStore().activeDigests(on: connection)
+            lock.withLock {
+                keys = fresh
+                loadedAt = Date()
+            }
+        } catch {
+            connection?.close()
+            connection = nil
+            throw error
+        }
+    }
+}

@@ -1,0 +1,190 @@
+import Foundation
+
+/// The HTTP collector's logic, apart from any HTTP server: checks a batch request's key, rate
+/// and body, records its valid events through an ``EventRecorder`` and answers with a status, headers
+/// and a JSON body. `funnel serve` puts it behind Hummingbird.
+///
+/// An answer of 200 is sent only once the accepted events are committed to PostgreSQL or, while
+/// the database is unreachable, written to the recorder's fsynced spool: a crash after the answer
+/// loses nothing that was acknowledged.
+package final class Collector: Sendable {
+    /// Limits and clocks.
+    package struct Configuration: Sendable {
+        /// Largest body accepted, in bytes (413 above). Default 1 MiB.
+        package var maximumBodyBytes = 1 << 20
+        /// Most events in one batch (413 above). Default 1,000.
+        package var maximumEvents = 1_000
+        /// Batch requests a second per key on average (429 above); 0 for no limit. Default 20.
+        package var rateLimit = 20.0
+        /// Batch requests a key may make at once. Default 40.
+        package var burst = 40.0
+        /// The server's clock: `received_at`, rate limiting.
+        package var clock: @Sendable () -> Date = { Date() }
+
+        package init() {}
+    }
+
+    /// What to send back.
+    package struct Answer: Sendable {
+        package var status: Int
+        package var headers: [(String, String)] = []
+        package var body: Data
+
+        package init(status: Int, headers: [(String, String)] = [], body: Data) {
+            self.status = status
+            self.headers = headers
+            self.body = body
+        }
+    }
+
+    package let configuration: Configuration
+    package let recorder: EventRecorder
+    package let metrics = CollectorMetrics()
+    private let keys: AppKeyCache
+    private let limiter: RateLimiter
+
+    package init(configuration: Configuration, recorder: EventRecorder, keys: AppKeyCache) {
+        self.configuration = configuration
+        self.recorder = recorder
+        self.keys = keys
+        limiter = RateLimiter(rate: configuration.rateLimit, burst: configuration.burst)
+    }
+
+    /// The outcome of checking a request's key and rate.
+    package enum Authorization: Sendable {
+        case allowed(AppKey)
+        case refused(Answer)
+    }
+
+    /// Checks the `Authorization` header: the key's record, or the answer that refuses the request.
+    package func authorize(_ header: String?) async -> Authorization {
+        let started = Date()
+        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+            return .refused(
+                refuse(
+                    401, "unauthorized", "send the app key as Authorization: Bearer KEY (funnel keys create makes one)",
+                    headers: [("WWW-Authenticate", "Bearer")], since: started))
+        }
+        let secret = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+        let key: AppKey?
+        do {
+            key = try await keys.key(for: secret, now: configuration.clock())
+        } catch {
+            return .refused(
+                refuse(
+                    503, "unavailable", "app keys cannot be checked: \(error)", headers: [("Retry-After", "5")],
+                    since: started))
+        }
+        guard let key else {
+            return .refused(
+                refuse(
+                    401, "unauthorized", "unknown or revoked app key", headers: [("WWW-Authenticate", "Bearer")],
+                    since: started))
+        }
+        if let wait = limiter.acquire(key: key.id, now: configuration.clock()) {
+            let seconds = max(1, Int(wait.rounded(.up)))
+            return .refused(
+                refuse(
+                    429, "rate_limited",
+                    "more than \(Self.number(configuration.rateLimit)) batches a second for this key; retry after \(seconds) s",
+                    headers: [("Retry-After", String(seconds))], since: started))
+        }
+        return .allowed(key)
+    }
+
+    /// The answer for a body over ``Configuration/maximumBodyBytes``.
+    package func bodyTooLarge(since started: Date) -> Answer {
+        refuse(
+            413, "payload_too_large",
+            "the body is over \(configuration.maximumBodyBytes) bytes; split the batch and send the parts",
+            since: started)
+    }
+
+    /// Records the batch in `body` and answers with one result per event.
+    package func record(body: [UInt8], since started: Date) async -> Answer {
+        let batch: EventBatch
+        do {
+            let maximumEvents = configuration.maximumEvents
+            batch = try body.withUnsafeBufferPointer { try EventBatch.parse($0, maximumEvents: maximumEvents) }
+        } catch let error as CollectorError {
+            return error.code == .tooManyEvents
+                ? refuse(413, error.code.description, error.message, since: started)
+                : refuse(400, error.code.description, error.message, since: started)
+        } catch {
+            return refuse(400, "malformed", "\(error)", since: started)
+        }
+        let now = configuration.clock()
+        var results: [BatchResponse.Result] = []
+        results.reserveCapacity(batch.items.count)
+        for (index, item) in batch.items.enumerated() {
+            switch item {
+            case .invalid(let eventID, let error):
+                results.append(Self.rejection(index, eventID, error))
+            case .event(var event):
+                // The server's clock says when it arrived; the batch's sent_at, stamped by the same
+                // client clock as occurred_at, is what skew correction compares it with.
+                event.receivedAt = now
+                if let sentAt = batch.sentAt { event.sentAt = sentAt }
+                do {
+                    try recorder.record(event)
+                    results.append(.init(index: index, eventID: event.eventID, status: .accepted))
+                } catch let error as EventValidationError {
+                    results.append(Self.rejection(index, event.eventID, error))
+                } catch {
+                    return refuse(503, "unavailable", "the server is shutting down: \(error)", since: started)
+                }
+            }
+        }
+        let response = BatchResponse(results: results)
+        if response.accepted > 0 { await recorder.flush() }
+        let seconds = Date().timeIntervalSince(started)
+        metrics.batch(
+            status: 200, seconds: seconds, received: results.count, accepted: response.accepted,
+            rejected: response.rejected)
+        return Answer(status: 200, headers: [("Content-Type", "application/json")], body: Self.encode(response))
+    }
+
+    /// `GET /metrics`.
+    package func metricsAnswer() -> Answer {
+        Answer(
+            status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
+            body: Data(metrics.exposition(recorder: recorder.counters).utf8))
+    }
+
+    /// `GET /healthz`: the process answers, with the recorder's counters.
+    package func healthAnswer() -> Answer {
+        struct Health: Encodable {
+            var status = "ok"
+            var recorder: EventRecorder.Counters
+        }
+        return Answer(
+            status: 200, headers: [("Content-Type", "application/json")],
+            body: Self.encode(Health(recorder: recorder.counters)))
+    }
+
+    private func refuse(
+        _ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [], since started: Date
+    ) -> Answer {
+        metrics.batch(status: status, seconds: Date().timeIntervalSince(started))
+        return Answer(
+            status: status, headers: [("Content-Type", "application/json")] + headers,
+            body: Self.encode(CollectorErrorResponse(code: code, message: message)))
+    }
+
+    private static func rejection(_ index: Int, _ eventID: UUID?, _ error: EventValidationError) -> BatchResponse.Result
+    {
+        .init(
+            index: index, eventID: eventID, status: .rejected,
+            error: .init(code: error.code.description, field: error.field, reason: error.reason))
+    }
+
+    private static func encode<T: Encodable>(_ value: T) -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)) ?? Data(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A batch the collector received: `{"sent_at": "…", "events": [EVENT, …]}`, each EVENT in the
+/// JSONL event format (docs/EVENT_FORMAT.md) without its newline.
+///
+/// A batch that is not JSON of that shape is refused whole (its events cannot be told apart);
+/// inside a well-formed batch each event stands alone: one bad event is rejected with its field
+/// named and the others go on.
+package struct EventBatch: Sendable {
+    /// One element of `events`: an event that parsed, or why it did not.
+    package enum Item: Sendable {
+        case event(Event)
+        case invalid(eventID: UUID?, EventValidationError)
+    }
+
+    /// The client's clock when it sent the batch; what the server's `received_at` is compared with.
+    package var sentAt: Date?
+    /// The events, in the batch's order.
+    package var items: [Item]
+
+    /// Parses a batch body.
+    /// - Parameter maximumEvents: more events than this is an error, found before any is parsed.
+    /// - Throws: ``CollectorError`` `.malformedBatch` (with the byte offset) or `.tooManyEvents`.
+    package static func parse(_ body: UnsafeBufferPointer<UInt8>, maximumEvents: Int) throws -> EventBatch {
+        let parser = JSONEventParser()
+        var cursor = JSONCursor(body)
+        var sentAt: Date?
+        var items: [Item] = []
+        var sawEvents = false
+        do {
+            guard cursor.peek() == 123 else { throw cursor.error("a batch is a JSON object") }
+            try cursor.expect(123)
+            if !cursor.consume(125) {
+                repeat {
+                    let key = try cursor.string()
+                    try cursor.expect(58)
+                    switch key {
+                    case "sent_at":
+                        if !cursor.consumeNull() {
+                            let text = try cursor.string()
+                            guard let date = parser.timestamps.parse(text) else {
+                                throw CollectorError(
+                                    .malformedBatch,
+                                    "sent_at is not an ISO 8601 timestamp: \(JSONEventParser.quoted(text))")
+                            }
+                            sentAt = date
+                        }
+                    case "events":
+                        sawEvents = true
+                        try cursor.expect(91)
+                        if !cursor.consume(93) {
+                            repeat {
+                                guard items.count < maximumEvents else {
+                                    throw CollectorError(
+                                        .tooManyEvents,
+                                        "a batch holds at most \(maximumEvents) events; split it and send the parts")
+                                }
+                                cursor.skipWhitespace()
+                                let start = cursor.index
+                                let value = try cursor.value()
+                                let element = UnsafeBufferPointer(rebasing: body[start..<cursor.index])
+                                items.append(Self.item(element, value: value, parser: parser))
+                            } while cursor.consume(44)
+                            try cursor.expect(93)
+                        }
+                    default:
+                        throw CollectorError(
+                            .malformedBatch,
+                            "unknown key \(JSONEventParser.quoted(key)): a batch has sent_at and events")
+                    }
+                } while cursor.consume(44)
+                try cursor.expect(125)
+            }
+            cursor.skipWhitespace()
+            guard cursor.atEnd else { throw cursor.error("text after the batch object") }
+        } catch let error as EventValidationError {
+            // The cursor names a column; the body may hold many lines, so call it a byte offset.
+            throw CollectorError(
+                .malformedBatch,
+                "the body is not valid JSON (byte \(cursor.index + 1)): "
+                    + error.reason.replacingOccurrences(
+                        of: #"invalid JSON at column \d+: "#, with: "", options: .regularExpression))
+        }
+        guard sawEvents else { throw CollectorError(.malformedBatch, "the batch has no events array") }
+        return EventBatch(sentAt: sentAt, items: items)
+    }
+
+    private static func item(_ element: UnsafeBufferPointer<UInt8>, value: JSONValue, parser: JSONEventParser) -> Item {
+        guard case .object(let fields) = value else {
+            return .invalid(
+                eventID: nil, EventValidationError(.malformed, field: "", reason: "an event is a JSON object"))
+        }
+        do {
+            return .event(try parser.parse(element))
+        } catch let error as EventValidationError {
+            var eventID: UUID?
+            if case .string(let text)? = fields["event_id"] { eventID = UUID(uuidString: text) }
+            return .invalid(eventID: eventID, error)
+        } catch {
+            return .invalid(eventID: nil, EventValidationError(.malformed, field: "", reason: "\(error)"))
+        }
+    }
+}

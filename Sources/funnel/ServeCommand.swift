@@ -1,0 +1,109 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import OnboardMetrics
+
+/// `funnel serve`: the HTTP collector apps send their events to, so they never hold database
+/// credentials.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Run the HTTP collector: apps POST event batches, the server records them in PostgreSQL.",
+        discussion: """
+            POST /v1/batch with `Authorization: Bearer KEY` (funnel keys create) and a JSON body \
+            {"sent_at": "<client time at sending>", "events": [<events in the JSONL format of \
+            docs/EVENT_FORMAT.md>]}. The answer (200) has one result per event, accepted or \
+            rejected with the field at fault; it is sent once the accepted events are committed \
+            (or, while PostgreSQL is down, fsynced to the spool), so a client can forget them. The \
+            server stamps received_at and takes the batch's sent_at for clock-skew correction. \
+            Resending is safe: an event_id is stored once.
+
+            Refusals: 401 unknown or revoked key, 400 not a batch, 413 body or batch too large \
+            (split it), 429 over the rate limit (Retry-After says when to come back). \
+            GET /healthz answers while the process runs; GET /metrics is in Prometheus's text \
+            format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes.
+
+            The first line on stdout is the URL the server listens on (useful with --port 0).
+            """)
+
+    @Option(help: "The address to listen on. Default: loopback only.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 8080
+
+    @Option(help: "Largest request body in bytes (413 above).")
+    var maxBodyBytes = 1 << 20
+
+    @Option(help: "Most events in one batch (413 above).")
+    var maxEvents = 1_000
+
+    @Option(help: "Batch requests a second per key on average (429 above); 0 for no limit.")
+    var rateLimit = 20.0
+
+    @Option(help: "Batch requests a key may make at once after a quiet spell.")
+    var burst = 40.0
+
+    @Option(help: "Where events wait on disk while PostgreSQL is unreachable.")
+    var spoolDir = ".onboardmetrics/serve-spool"
+
+    @Option(help: "Server log level: trace, debug, info, notice, warning, error or critical.")
+    var logLevel = "warning"
+
+    @OptionGroup var schema: SchemaOptions
+    @OptionGroup var database: DatabaseOptions
+
+    @Flag(name: .shortAndLong, help: "Print no status lines on stderr.")
+    var quiet = false
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
+        guard maxEvents > 0 else { throw ValidationError("--max-events must be positive") }
+        guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1") }
+        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+    }
+
+    func run() async throws {
+        let console = Console(quiet: quiet)
+        let database = try await database.resolve(console: console)
+        try await schema.migrate(database, console: console)
+        let keys = AppKeyCache(database: database)
+        try await keys.load()
+
+        var recorderConfiguration = EventRecorder.Configuration(database: database)
+        recorderConfiguration.spoolDirectory = spoolDir
+        recorderConfiguration.log = { console.status("recorder: \($0)") }
+        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        var collectorConfiguration = Collector.Configuration()
+        collectorConfiguration.maximumBodyBytes = maxBodyBytes
+        collectorConfiguration.maximumEvents = maxEvents
+        collectorConfiguration.rateLimit = rateLimit
+        collectorConfiguration.burst = burst
+        let collector = Collector(configuration: collectorConfiguration, recorder: recorder, keys: keys)
+
+        var logger = Logger(label: "funnel.serve")
+        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        let app = Application(
+            router: CollectorRouter.make(collector),
+            configuration: .init(address: .hostname(host, port: port), serverName: "funnel-serve"),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+                console.status("collecting on port \(port); POST /v1/batch, GET /healthz, GET /metrics")
+            },
+            logger: logger)
+        do {
+            try await app.runService()
+        } catch {
+            _ = await recorder.shutdown()
+            throw error
+        }
+        // The server has answered every request it took; what they accepted is committed or spooled.
+        let counters = await recorder.shutdown()
+        console.status(
+            "stopped: \(counters.committed) events committed, \(counters.duplicates) duplicates, "
+                + "\(counters.spooled) spooled, \(counters.rejected) rejected")
+    }
+}

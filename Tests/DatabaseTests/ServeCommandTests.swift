@@ -1,0 +1,293 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetrics
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `funnel serve` through real HTTP on loopback into a real PostgreSQL database: keys, limits,
+/// per-event errors, metrics, resends, and a restart under load.
+@Suite(.serialized) struct ServeCommandTests {
+    struct Reply: Sendable {
+        var status: Int
+        var headers: [String: String]
+        var body: Data
+
+        func json() throws -> [String: Any] {
+            try #require(try JSONSerialization.jsonObject(with: body) as? [String: Any])
+        }
+    }
+
+    /// A database, a key and a running server; `close()` stops it.
+    struct Fixture {
+        var configuration: PostgresConfiguration
+        var url: String
+        var key: String
+        var folder: URL
+        var server: FunnelProcess
+        var endpoint: URL
+
+        static func start(_ name: String, _ serverArguments: [String] = []) async throws -> Fixture {
+            let configuration = try await TestDatabase.migrated(name)
+            let url = try TestDatabase.url(of: configuration)
+            let folder = try TestDatabase.temporaryFolder(name)
+            let created = try FunnelProcess.run(["keys", "create", "test app", "--database-url", url, "--quiet"])
+            #expect(created.status == 0, "\(created.errors)")
+            let key = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
+            let (server, endpoint) = try FunnelProcess.serve(
+                ["--database-url", url, "--spool-dir", folder.appendingPathComponent("spool").path] + serverArguments)
+            return Fixture(
+                configuration: configuration, url: url, key: key, folder: folder, server: server, endpoint: endpoint)
+        }
+
+        func close() {
+            server.stop()
+            try? FileManager.default.removeItem(at: folder)
+        }
+
+        func storedEvents() async throws -> [UUID: (sentAt: Date?, receivedAt: Date?)] {
+            try await TestDatabase.withConnection(configuration) { connection in
+                var stored: [UUID: (Date?, Date?)] = [:]
+                for row in try connection.query("SELECT event_id, sent_at, received_at FROM events") {
+                    if let id = row["event_id"].uuid { stored[id] = (row["sent_at"].date, row["received_at"].date) }
+                }
+                return stored
+            }
+        }
+    }
+
+    static func post(_ endpoint: URL, path: String = "v1/batch", key: String?, body: Data) async throws -> Reply {
+        var request = URLRequest(url: endpoint.appendingPathComponent(path))
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+        if let key { request.setValue("Bearer \(key)", forHTTPHeaderField: "Authorization") }
+        return try await send(request)
+    }
+
+    static func get(_ endpoint: URL, _ path: String) async throws -> Reply {
+        try await send(URLRequest(url: endpoint.appendingPathComponent(path)))
+    }
+
+    private static func send(_ request: URLRequest) async throws -> Reply {
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = try #require(response as? HTTPURLResponse)
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return Reply(status: http.statusCode, headers: headers, body: data)
+    }
+
+    /// `{"sent_at": …, "events": [...]}` with each event as its JSONL object.
+    static func batch(_ events: [Event], sentAt: Date = Date(), extra: [String] = []) -> Data {
+        let objects = events.map { String($0.jsonLine) } + extra
+        return Data(#"{"sent_at":"\#(Timestamp.string(sentAt))","events":[\#(objects.joined(separator: ","))]}"#.utf8)
+    }
+
+    /// Events of `sessions` sessions that happened a minute ago, with fresh ids.
+    static func recentEvents(sessions: Int, perSession: Int, seed: UInt64) -> [Event] {
+        SampleEvents.make(sessions: sessions, perSession: perSession, seed: seed, start: Date().addingTimeInterval(-60))
+    }
+
+    @Test func acceptedEventsLandOnceWithServerTimesAndBadOnesAreNamed() async throws {
+        let fixture = try await Fixture.start("serve_accept")
+        defer { fixture.close() }
+        let events = Self.recentEvents(sessions: 5, perSession: 10, seed: 11)
+        let missingUser =
+            #"{"event_id":"019ab0c1-0000-7000-8000-0000000000aa","session_id":"4f9d43f3-72e1-4877-a260-157c15fed96a","seq":1,"kind":"custom","occurred_at":"2026-01-09T11:20:47.532Z","properties":{}}"#
+        let sentAt = Date().addingTimeInterval(-30)  // a client clock half a minute behind
+        let body = Self.batch(events, sentAt: sentAt, extra: [missingUser, #""not an event""#])
+        let before = Date()
+        let first = try await Self.post(fixture.endpoint, key: fixture.key, body: body)
+        #expect(first.status == 200)
+        let response = try JSONDecoder().decode(BatchResponse.self, from: first.body)
+        #expect(response.accepted == 50 && response.rejected == 2)
+        #expect(response.results.map(\.index) == Array(0..<52))
+        #expect(response.results[..<50].map(\.eventID) == events.map(\.eventID))
+        let rejection = try #require(response.results[50].error)
+        #expect(rejection.code == "missing" && rejection.field == "user_id")
+        #expect(response.results[50].eventID == UUID(uuidString: "019ab0c1-0000-7000-8000-0000000000aa"))
+        #expect(response.results[51].error?.code == "malformed")
+
+        // Acknowledged means stored: no waiting before the query.
+        var stored = try await fixture.storedEvents()
+        #expect(Set(stored.keys) == Set(events.map(\.eventID)))
+        for (sent, received) in stored.values {
+            #expect(sent.map { abs($0.timeIntervalSince(sentAt)) < 0.002 } == true, "sent_at is the batch's")
+            #expect(received.map { $0 >= before.addingTimeInterval(-1) && $0 <= Date().addingTimeInterval(1) } == true)
+        }
+
+        // The client did not hear the answer and sends the same batch again: stored once.
+        let again = try await Self.post(fixture.endpoint, key: fixture.key, body: body)
+        #expect(again.status == 200)
+        stored = try await fixture.storedEvents()
+        #expect(stored.count == 50)
+        let metrics = String(decoding: try await Self.get(fixture.endpoint, "metrics").body, as: UTF8.self)
+        #expect(metrics.contains("onboardmetrics_events_received_total 104\n"))
+        #expect(metrics.contains("onboardmetrics_events_accepted_total 100\n"))
+        #expect(metrics.contains("onboardmetrics_events_rejected_total 4\n"))
+        #expect(metrics.contains("onboardmetrics_events_committed_total 50\n"))
+        #expect(metrics.contains("onboardmetrics_events_duplicate_total 50\n"))
+        #expect(metrics.contains(#"onboardmetrics_batch_duration_seconds_count 2"#))
+        let health = try await Self.get(fixture.endpoint, "healthz")
+        #expect(health.status == 200)
+        #expect(try health.json()["status"] as? String == "ok")
+    }
+
+    @Test func wrongMissingOrRevokedKeysAreRefusedAndStoreNothing() async throws {
+        let fixture = try await Fixture.start("serve_keys")
+        defer { fixture.close() }
+        let body = Self.batch(Self.recentEvents(sessions: 1, perSession: 3, seed: 12))
+        for key in [nil, "om_not-a-key", fixture.key + "x"] {
+            let reply = try await Self.post(fixture.endpoint, key: key, body: body)
+            #expect(reply.status == 401)
+            #expect(reply.headers["www-authenticate"] == "Bearer")
+            let error = try #require(try reply.json()["error"] as? [String: Any])
+            #expect(error["code"] as? String == "unauthorized")
+        }
+        #expect(try await fixture.storedEvents().isEmpty)
+
+        // A key created while the server runs works at once; a revoked one stops within seconds.
+        let created = try FunnelProcess.run([
+            "keys", "create", "second", "--database-url", fixture.url, "--format", "json",
+        ])
+        let createdJSON = try #require(
+            try JSONSerialization.jsonObject(with: Data(created.output.utf8)) as? [String: Any])
+        let second = try #require(createdJSON["secret"] as? String)
+        let keyID = try #require((createdJSON["key"] as? [String: Any])?["id"] as? Int)
+        // Unknown keys are looked up at most once a second, so a new key works within a second.
+        var accepted = 0
+        let start = Date()
+        while accepted != 200, Date().timeIntervalSince(start) < 3 {
+            accepted = try await Self.post(fixture.endpoint, key: second, body: body).status
+            if accepted != 200 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(accepted == 200)
+        let revoked = try FunnelProcess.run(["keys", "revoke", String(keyID), "--database-url", fixture.url])
+        #expect(revoked.status == 0 && revoked.output.contains("revoked key \(keyID)"), "\(revoked.errors)")
+        let deadline = Date().addingTimeInterval(15)
+        var status = 200
+        while status == 200, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(250))
+            status = try await Self.post(fixture.endpoint, key: second, body: Self.batch([])).status
+        }
+        #expect(status == 401)
+        let listed = try FunnelProcess.run(["keys", "list", "--database-url", fixture.url, "--format", "json"])
+        let keys = try #require(
+            (try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any])?["keys"]
+                as? [[String: Any]])
+        #expect(keys.count == 2)
+        #expect(keys.filter { $0["revoked_at"] != nil }.count == 1)
+        #expect(!listed.output.contains(second), "the key itself is never stored")
+        // Only the digest is stored, and it is SHA-256 as PostgreSQL computes it.
+        let digestMatches = try await TestDatabase.withConnection(fixture.configuration) { connection in
+            try connection.query(
+                "SELECT count(*)::int8 AS n FROM app_keys WHERE key_hash = sha256(convert_to($1, 'UTF8'))",
+                [.text(second)]
+            ).first?["n"].int
+        }
+        #expect(digestMatches == 1)
+        let unknown = try FunnelProcess.run(["keys", "revoke", "999", "--database-url", fixture.url])
+        #expect(unknown.status != 0 && unknown.errors.contains("no app key has id or prefix 999"))
+    }
+
+    @Test func limitsAnswer413And429AndMalformedBodies400() async throws {
+        let fixture = try await Fixture.start(
+            "serve_limits", ["--max-body-bytes", "8192", "--max-events", "10", "--rate-limit", "1", "--burst", "3"])
+        defer { fixture.close() }
+        let oversized = Self.batch(Self.recentEvents(sessions: 1, perSession: 40, seed: 13))
+        #expect(oversized.count > 8192)
+        let tooLarge = try await Self.post(fixture.endpoint, key: fixture.key, body: oversized)
+        #expect(tooLarge.status == 413)
+        #expect((try tooLarge.json()["error"] as? [String: Any])?["code"] as? String == "payload_too_large")
+        let eleven = Self.batch(Self.recentEvents(sessions: 1, perSession: 11, seed: 14))
+        #expect(eleven.count < 8192)
+        let tooMany = try await Self.post(fixture.endpoint, key: fixture.key, body: eleven)
+        #expect(tooMany.status == 413)
+        #expect((try tooMany.json()["error"] as? [String: Any])?["code"] as? String == "too_many_events")
+        // Three requests use the burst of 3; the fourth is refused with when to come back.
+        let third = try await Self.post(fixture.endpoint, key: fixture.key, body: Data("{}".utf8))
+        #expect(third.status == 400)
+        let limited = try await Self.post(fixture.endpoint, key: fixture.key, body: Data("{}".utf8))
+        #expect(limited.status == 429)
+        #expect(limited.headers["retry-after"].flatMap(Int.init).map { $0 >= 1 } == true)
+        try await Task.sleep(for: .milliseconds(1_100))
+        let malformed = try await Self.post(fixture.endpoint, key: fixture.key, body: Data(#"{"events":[{"#.utf8))
+        #expect(malformed.status == 400)
+        let message = try #require((try malformed.json()["error"] as? [String: Any])?["message"] as? String)
+        #expect(message.contains("not valid JSON (byte"))
+        #expect(try await fixture.storedEvents().isEmpty)
+    }
+
+    /// Clients post batches concurrently while the server is killed (SIGKILL) and started again on
+    /// the same database and spool; every event the server answered 200 for is stored, once.
+    @Test func aRestartUnderLoadLosesNothingAcknowledged() async throws {
+        var fixture = try await Fixture.start("serve_restart", ["--rate-limit", "0"])
+        defer { fixture.close() }
+        let endpoint = Endpoint(fixture.endpoint)
+        let acknowledged = Acknowledged()
+        let key = fixture.key
+        let clients = (0..<4).map { client in
+            Task {
+                var batchNumber = 0
+                while !Task.isCancelled {
+                    let events = Self.recentEvents(
+                        sessions: 2, perSession: 10, seed: UInt64(1_000 * client + batchNumber + 100))
+                    batchNumber += 1
+                    // Resend the same batch until it is acknowledged, as a client must.
+                    while !Task.isCancelled {
+                        if let reply = try? await Self.post(endpoint.url, key: key, body: Self.batch(events)),
+                            reply.status == 200
+                        {
+                            await acknowledged.add(events.map(\.eventID))
+                            break
+                        }
+                        try? await Task.sleep(for: .milliseconds(50))
+                    }
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(1_500))
+        let beforeKill = await acknowledged.count
+        fixture.server.stop(signal: SIGKILL)
+        let (server, url) = try FunnelProcess.serve(
+            ["--database-url", fixture.url, "--spool-dir", fixture.folder.appendingPathComponent("spool").path])
+        fixture.server = server
+        endpoint.url = url
+        try await Task.sleep(for: .milliseconds(1_500))
+        for client in clients { client.cancel() }
+        for client in clients { _ = await client.value }
+        let stopped = server.stop(signal: SIGTERM)
+        #expect(stopped.status == 0)
+        #expect(stopped.errors.contains("stopped:"))
+
+        let ids = await acknowledged.ids
+        let stored = try await fixture.storedEvents()
+        #expect(beforeKill > 0 && ids.count > beforeKill, "load before and after the restart")
+        #expect(ids.subtracting(stored.keys).isEmpty, "\(ids.subtracting(stored.keys).count) acknowledged events lost")
+        let rows = try await TestDatabase.withConnection(fixture.configuration) {
+            try $0.query("SELECT count(*)::int8 AS n, count(DISTINCT event_id)::int8 AS d FROM events").first
+        }
+        #expect(rows?["n"].int == rows?["d"].int)
+    }
+
+    final class Endpoint: @unchecked Sendable {
+        // Guarded by `lock`.
+        private let lock = NSLock()
+        private var current: URL
+        init(_ url: URL) { current = url }
+        var url: URL {
+            get { lock.withLock { current } }
+            set { lock.withLock { current = newValue } }
+        }
+    }
+
+    actor Acknowledged {
+        private(set) var ids: Set<UUID> = []
+        var count: Int { ids.count }
+        func add(_ more: [UUID]) { ids.formUnion(more) }
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetrics
+
+/// The built `funnel` executable, run as a user would: to the end, or as a server in the background.
+final class FunnelProcess: @unchecked Sendable {
+    /// What a finished run printed.
+    struct Outcome: Sendable {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    struct Timeout: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    let process = Process()
+    private let output = Pipe()
+    private let errors = Pipe()
+
+    private init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: TestDatabase.funnelExecutable)
+        process.arguments = arguments
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+    }
+
+    /// Runs `funnel ARGUMENTS` to its end.
+    static func run(_ arguments: [String]) throws -> Outcome {
+        let running = try FunnelProcess(arguments)
+        // Read both pipes to their ends before waiting, so a full pipe cannot stall the child.
+        let errorData = BlockingBox<Data>()
+        let reader = Thread { errorData.value = running.errors.fileHandleForReading.readDataToEndOfFile() }
+        reader.start()
+        let out = running.output.fileHandleForReading.readDataToEndOfFile()
+        running.process.waitUntilExit()
+        while errorData.value == nil { Thread.sleep(forTimeInterval: 0.01) }
+        return Outcome(
+            status: running.process.terminationStatus, output: String(decoding: out, as: UTF8.self),
+            errors: String(decoding: errorData.value ?? Data(), as: UTF8.self))
+    }
+
+    /// Starts `funnel serve ARGUMENTS --port 0` and returns once it prints the URL it listens on.
+    static func serve(_ arguments: [String], timeout: TimeInterval = 60) throws -> (server: FunnelProcess, url: URL) {
+        let server = try FunnelProcess(["serve", "--port", "0"] + arguments)
+        var line = Data()
+        let deadline = Date().addingTimeInterval(timeout)
+        let handle = server.output.fileHandleForReading
+        while !line.contains(10) {
+            guard Date() < deadline, server.process.isRunning else {
+                server.stop(signal: SIGKILL)
+                let errors = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                throw Timeout(description: "funnel serve did not start: \(errors)")
+            }
+            line.append(handle.availableData)
+        }
+        let text = String(decoding: line.prefix { $0 != 10 }, as: UTF8.self)
+        guard let url = URL(string: text) else { throw Timeout(description: "funnel serve printed \(text)") }
+        return (server, url)
+    }
+
+    /// Sends `signal` and waits for the process to end; returns its exit status and its stderr.
+    @discardableResult
+    func stop(signal: Int32 = SIGTERM) -> (status: Int32, errors: String) {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        process.waitUntilExit()
+        let errors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return (process.terminationStatus, errors)
+    }
+}
+
+/// A value one thread sets and another reads.
+final class BlockingBox<T: Sendable>: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var stored: T?
+    var value: T? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
+    }
+}
+
+extension TestDatabase {
+    /// A libpq URL for `configuration`'s database on the test server, for `funnel --database-url`.
+    static func url(of configuration: PostgresConfiguration) throws -> String {
+        var components = try #require(URLComponents(string: try adminURL()))
+        components.path = "/" + (try #require(configuration.overrides["dbname"]))
+        return try #require(components.string)
+    }
+}

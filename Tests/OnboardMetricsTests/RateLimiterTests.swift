@@ -1,0 +1,31 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetrics
+
+/// The token bucket worked by hand: 2 requests a second, bursts of 3.
+@Suite struct RateLimiterTests {
+    @Test func burstThenRateThenRefill() {
+        let limiter = RateLimiter(rate: 2, burst: 3)
+        let start = Date(timeIntervalSince1970: 1_000)
+        // Three at once pass (the burst); the fourth must wait half a second for the next token.
+        #expect((0..<3).allSatisfy { _ in limiter.acquire(key: 1, now: start) == nil })
+        let wait = limiter.acquire(key: 1, now: start)
+        #expect(wait.map { abs($0 - 0.5) < 1e-9 } == true)
+        // 0.25 s later half a token has come back: 0.25 s still to wait.
+        let later = limiter.acquire(key: 1, now: start.addingTimeInterval(0.25))
+        #expect(later.map { abs($0 - 0.25) < 1e-9 } == true)
+        #expect(limiter.acquire(key: 1, now: start.addingTimeInterval(0.5)) == nil)
+        // Another key has a bucket of its own.
+        #expect(limiter.acquire(key: 2, now: start) == nil)
+        // A long quiet spell refills to the burst, not beyond.
+        let quiet = start.addingTimeInterval(3_600)
+        #expect((0..<3).allSatisfy { _ in limiter.acquire(key: 1, now: quiet) == nil })
+        #expect(limiter.acquire(key: 1, now: quiet) != nil)
+    }
+
+    @Test func zeroRateIsNoLimit() {
+        let limiter = RateLimiter(rate: 0, burst: 1)
+        #expect((0..<1_000).allSatisfy { _ in limiter.acquire(key: 1, now: Date(timeIntervalSince1970: 0)) == nil })
+    }
+}

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# Collector benchmark: events per second through `funnel serve` (HTTP on loopback, JSON batches,
+# key check, validation, 200 only once committed) versus the EventRecorder alone (recorder-bench,
+# in-process, no HTTP), in the same run, each into a fresh migrated database.
+#   serve      wrk (Debian's package) with scripts/bench/post-batch.lua: CONNECTIONS connections
+#              posting batches of BATCH new events for SECONDS; the rows stored are counted
+#   recorder   recorder-bench recording the same number of events through EventRecorder
+# Usage: bash scripts/bench-serve.sh [SECONDS] [CONNECTIONS] [BATCH]   (default 20 16 100)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds="${1:-20}"
+connections="${2:-16}"
+batch="${3:-100}"
+command -v wrk >/dev/null 2>&1 || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
+
+swift build -c release >/dev/null
+bin="$(swift build -c release --show-bin-path)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
+chmod 755 "$work"
+server=""
+cleanup() {
+    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
+    "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
+admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
+db_url() { printf '%s&dbname=%s' "$admin" "$1"; }
+fresh() {
+    psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
+    "$bin/funnel" migrate --database-url "$(db_url "$1")" --quiet >/dev/null
+}
+now() { date +%s.%N; }
+echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   wrk: $connections connections, $batch events a batch, ${seconds} s"
+
+fresh bench_serve
+key="$("$bin/funnel" keys create bench --database-url "$(db_url bench_serve)" --quiet)"
+"$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url bench_serve)" --spool-dir "$work/spool" \
+    --quiet > "$work/serve.out" &
+server=$!
+for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
+url="$(head -1 "$work/serve.out")"
+/usr/bin/time -f "%e %M" -o "$work/wrk.time" env KEY="$key" BATCH="$batch" \
+    wrk -t 2 -c "$connections" -d "${seconds}s" --timeout 30s -s scripts/bench/post-batch.lua "$url" > "$work/wrk.out"
+serve_s=$(awk '{ print $1 }' "$work/wrk.time")
+kill -TERM "$server"; wait "$server" || true; server=""
+grep -E '^requests|^latency|Non-2xx' "$work/wrk.out" || true
+stored=$(psql -tA "$(db_url bench_serve)" -c "SELECT count(*) FROM events")
+requests=$(awk '/^requests/ { print $2 }' "$work/wrk.out")
+
+fresh bench_recorder
+start=$(now)
+"$bin/recorder-bench" --events "$stored" --database-url "$(db_url bench_recorder)" >/dev/null
+recorder_s=$(awk -v a="$start" -v b="$(now)" 'BEGIN { print b - a }')
+
+printf '\n%-10s %10s %10s %12s %10s\n' method events seconds "events/s" "vs recorder"
+awk -v n="$stored" -v s="$serve_s" -v r="$recorder_s" -v q="$requests" -v b="$batch" 'BEGIN {
+    printf "%-10s %10d %10.2f %12.0f %9.2fx\n", "serve", n, s, n / s, (n / s) / (n / r)
+    printf "%-10s %10d %10.2f %12.0f %9.2fx\n", "recorder", n, r, n / r, 1
+    printf "\nstored %d of %d requests x %d events: %s\n", n, q, b, (n == q * b ? "every request stored" : "MISMATCH")
+}'
