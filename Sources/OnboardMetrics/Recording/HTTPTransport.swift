@@ -1,0 +1,301 @@
+import Foundation
+
+/// Sends events to an OnboardMetrics collector (`funnel serve`) over HTTP, for apps that must not
+/// hold database credentials: ``record(_:)`` returns at once, and a worker thread of the
+/// transport's own posts batches to `{endpoint}/v1/batch`.
+///
+/// When events reach disk: a recorded event waits in memory until a batch's worth has gathered,
+/// for at most one second (or ``Configuration/flushInterval`` when that is shorter), or until
+/// ``flush()`` or ``shutdown()``; the worker then appends everything waiting to an on-disk queue in
+/// ``Configuration/queueDirectory`` as one fsynced record, and sends only from there. An event
+/// leaves the queue once the server has answered for it — accepted (stored) or rejected (invalid
+/// as sent) — so events survive an app kill once on disk, and a new transport on the same folder
+/// sends what an earlier one left. Resends (after a timeout or a crash) repeat the same event ids,
+/// which the server stores once.
+///
+/// Answers: `200` settles each event as its result says (rejections are logged and counted);
+/// `413` splits the batch in halves, and a lone event still too large is dropped as rejected;
+/// `429` waits for `Retry-After`; `401`/`403` keep the events and retry at
+/// ``Configuration/maximumBackoff`` (the key may be fixed on the server); `5xx`, `408`, network
+/// errors and timeouts retry with exponential backoff and full jitter (never sooner than a
+/// `Retry-After` they carry); any other `4xx` drops the batch as rejected. Memory stays bounded
+/// (about ten batches waiting for the disk, plus a batch and one queue segment being sent), and
+/// the disk queue by ``Configuration/maximumQueueBytes``.
+public final class HTTPTransport: @unchecked Sendable {
+    /// Where the transport sends, how it batches and how it retries.
+    public struct Configuration: Sendable {
+        /// The collector's base URL, e.g. `https://collector.example.com`; requests go to `/v1/batch` under it.
+        public var endpoint: URL
+        /// The app key, sent as `Authorization: Bearer {appKey}`.
+        public var appKey: String
+        /// The folder of the on-disk queue. One transport at a time may use a folder.
+        /// Default: `OnboardMetrics/outbox` in the app's Application Support folder.
+        public var queueDirectory: String
+        /// Bytes the on-disk queue may hold; past it the oldest events are dropped and counted.
+        /// Default 16 MiB (some 50,000 events: days of a phone's events while offline).
+        public var maximumQueueBytes = 16 << 20
+        /// Events per request at most. Default 100.
+        public var batchSize = 100
+        /// Bytes of request body at most (an event larger than this alone is still sent alone).
+        /// Default 512 KiB.
+        public var maximumBatchBytes = 512 * 1024
+        /// Seconds between sends while less than a batch is waiting. Default 5: few requests
+        /// (radio wake-ups cost a phone's battery), data on the server within seconds.
+        public var flushInterval: TimeInterval = 5
+        /// First retry delay after a failure, in seconds; doubles per failure up to ``maximumBackoff``.
+        public var initialBackoff: TimeInterval = 1
+        /// Longest retry delay, in seconds, and the delay after `401`/`403`. Default 300: a fleet of
+        /// phones with a revoked key should not hammer the collector.
+        public var maximumBackoff: TimeInterval = 300
+        /// Seconds a request may go without progress before it fails (and is retried). Default 30.
+        public var requestTimeout: TimeInterval = 30
+        /// The clock that stamps `sent_at`, validates events and reads `Retry-After` dates.
+        public var clock: @Sendable () -> Date = { Date() }
+        /// Where the transport reports what it had to do (rejections, retries, a wrong key).
+        public var log: @Sendable (String) -> Void = { message in
+            FileHandle.standardError.write(Data("transport: \(message)\n".utf8))
+        }
+
+        /// A configuration with the defaults above.
+        /// - Parameters:
+        ///   - endpoint: the collector's base URL.
+        ///   - appKey: the app key the collector issued.
+        ///   - queueDirectory: the on-disk queue's folder; `nil` for the default.
+        public init(endpoint: URL, appKey: String, queueDirectory: String? = nil) {
+            self.endpoint = endpoint
+            self.appKey = appKey
+            self.queueDirectory = queueDirectory ?? Self.defaultQueueDirectory
+        }
+
+        static var defaultQueueDirectory: String {
+            let base =
+                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+                ?? FileManager.default.temporaryDirectory
+            return base.appendingPathComponent("OnboardMetrics/outbox").path
+        }
+    }
+
+    /// What the transport has done so far.
+    public struct Counters: Sendable, Hashable, Codable {
+        /// Events accepted by ``record(_:)``.
+        public var recorded = 0
+        /// Events the server accepted (stored).
+        public var sent = 0
+        /// Events refused: invalid at ``record(_:)``, rejected by the server, or too large for it.
+        public var rejected = 0
+        /// Failed attempts that will be retried (network errors, `5xx`, `429`, `401`/`403`).
+        public var retried = 0
+        /// Events lost: the on-disk queue was over its cap, or the disk could not be written.
+        public var dropped = 0
+        /// Events on disk waiting for the server (including any an earlier transport left).
+        public var queued = 0
+        /// Events in memory, not yet on disk.
+        public var buffered = 0
+    }
+
+    let configuration: Configuration
+    let poster: any BatchPoster
+    /// Uniform in 0...1, for the backoff's jitter.
+    let random: @Sendable () -> Double
+    /// Maps each retry delay chosen to the delay waited (identity; tests record and shorten it).
+    let retryDelay: @Sendable (TimeInterval) -> TimeInterval
+    let validator = EventValidator()
+    let condition = NSCondition()
+    /// Longest an event waits in memory before it is written to disk.
+    let persistDelay: TimeInterval
+    /// Events held in memory at most; ``record(_:)`` waits for the disk write beyond.
+    let maximumBufferedEvents: Int
+
+    // Guarded by `condition`. Positions count events through the queue in order: `enqueued` is
+    // the backlog found on disk plus every recorded event, `removed` those settled or dropped.
+    var buffer: [Event] = []
+    var bufferSince = Date()
+    var counts = Counters()
+    var enqueued = 0
+    var removed = 0
+    var scanned = false
+    var failedAttempts = 0
+    /// Pending ``flush()`` calls, resumed by the worker (no thread waits for the network).
+    var flushWaiters: [FlushWaiter] = []
+    /// Pending ``shutdown()`` calls, resumed once the worker has stopped.
+    var stopWaiters: [CheckedContinuation<Void, Never>] = []
+    /// Set by ``flush()``: attempt at once, cutting short a backoff wait.
+    var flushKick = false
+    var retryAfterUntil = Date.distantPast
+    var inFlight = false
+    var completion: Result<BatchPoster.Reply, any Error>?
+    var diskFailing = false
+    var nextPersistRetry = Date.distantPast
+    var closing = false
+    var stopping = false
+    var stopped = false
+
+    // Used only by the worker thread.
+    let outbox: TransportOutbox
+    var inFlightBatch: TransportBatch?
+    var consecutiveFailures = 0
+    var authFailures = 0
+    var nextAttempt = Date.distantPast
+    var lastSend = Date()
+
+    /// Starts a transport: opens the on-disk queue (sending what an earlier transport left there)
+    /// and the worker thread.
+    /// - Throws: `RecorderError` `.spool` when the queue folder cannot be created or another
+    ///   transport or process uses it.
+    public convenience init(configuration: Configuration) throws {
+        try self.init(
+            configuration: configuration,
+            poster: URLSessionBatchPoster(endpoint: configuration.endpoint, timeout: configuration.requestTimeout))
+    }
+
+    /// Starts a transport that posts through `poster`; see ``init(configuration:)``.
+    /// - Parameters:
+    ///   - random: uniform numbers in 0...1 for the backoff's jitter.
+    ///   - retryDelay: maps each retry delay the transport chose to the delay it waits.
+    package init(
+        configuration: Configuration, poster: any BatchPoster,
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        retryDelay: @escaping @Sendable (TimeInterval) -> TimeInterval = { $0 }
+    ) throws {
+        self.configuration = configuration
+        self.poster = poster
+        self.random = random
+        self.retryDelay = retryDelay
+        persistDelay = max(0, min(configuration.flushInterval, 1))
+        maximumBufferedEvents = max(1_000, 10 * configuration.batchSize)
+        let spool = try Spool(
+            directory: configuration.queueDirectory, capacityBytes: max(1, configuration.maximumQueueBytes),
+            log: configuration.log)
+        outbox = TransportOutbox(spool: spool)
+        let thread = Thread { [self] in runWorker() }
+        thread.name = "onboardmetrics.transport"
+        thread.start()
+    }
+
+    /// A snapshot of the counters.
+    public var counters: Counters {
+        condition.lock()
+        defer { condition.unlock() }
+        return snapshot()
+    }
+
+    /// Accepts an event for sending. Returns at once: it never waits for the network (only, when
+    /// events arrive faster than the disk takes them, for the next write to the queue).
+    /// - Throws: `EventValidationError` when the event is invalid (counted as rejected), or
+    ///   `RecorderError` `.shutDown` after ``shutdown()``.
+    public func record(_ event: Event) throws {
+        do {
+            try validator.validate(event, now: configuration.clock())
+        } catch {
+            condition.lock()
+            counts.rejected += 1
+            condition.unlock()
+            throw error
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        guard !closing else { throw RecorderError(.shutDown, "the transport was shut down") }
+        while buffer.count >= maximumBufferedEvents, !diskFailing, !stopped {
+            condition.broadcast()
+            condition.wait()
+        }
+        if buffer.count >= maximumBufferedEvents {
+            // The disk cannot take events: keep the newest, as the disk queue's cap does.
+            buffer.removeFirst()
+            counts.dropped += 1
+            removed += 1
+        }
+        if buffer.isEmpty { bufferSince = Date() }
+        buffer.append(event)
+        enqueued += 1
+        counts.recorded += 1
+        // Wake the worker to schedule the disk write, and at once when a batch is complete.
+        if buffer.count == 1 || buffer.count >= configuration.batchSize { condition.broadcast() }
+    }
+
+    /// Sends everything waiting, including what an earlier transport left on disk.
+    ///
+    /// It attempts at once, cutting short a backoff wait — but not a wait the server asked for
+    /// with `429 Retry-After`: while one runs, it returns `false` without sending.
+    /// - Returns: `true` once every event recorded before the call is settled (accepted or
+    ///   rejected by the server); `false` after an attempt that failed (the events stay queued).
+    @discardableResult
+    public func flush() async -> Bool {
+        await withCheckedContinuation { continuation in
+            condition.lock()
+            defer { condition.unlock() }
+            var waiter = FlushWaiter(target: nil, failures: failedAttempts, continuation: continuation)
+            if scanned {
+                // Before the backlog is counted, the target is set when it is.
+                waiter.target = enqueued
+                if removed >= enqueued || stopped || Date() < retryAfterUntil {
+                    continuation.resume(returning: removed >= enqueued)
+                    return
+                }
+            }
+            flushWaiters.append(waiter)
+            flushKick = true
+            condition.broadcast()
+        }
+    }
+
+    /// Flushes, writes what is left to disk (for the next transport on the folder), stops the
+    /// worker and releases the folder. Later ``record(_:)`` calls fail.
+    /// - Returns: the final counters.
+    @discardableResult
+    public func shutdown() async -> Counters {
+        condition.withLock { closing = true }
+        await flush()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            condition.lock()
+            defer { condition.unlock() }
+            guard !stopped else { return continuation.resume() }
+            stopping = true
+            stopWaiters.append(continuation)
+            condition.broadcast()
+        }
+        return counters
+    }
+
+    /// A ``flush()`` call waiting for `removed` to reach `target`, or for a failed attempt.
+    struct FlushWaiter {
+        /// `enqueued` at the call; `nil` until the backlog on disk is counted.
+        var target: Int?
+        /// `failedAttempts` at the call.
+        let failures: Int
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    /// Resumes the flushes that are done. Called with the lock held, after every change of
+    /// `removed`, `failedAttempts`, `scanned` or `stopped`.
+    func releaseFlushWaiters() {
+        guard !flushWaiters.isEmpty else { return }
+        var waiting: [FlushWaiter] = []
+        for var waiter in flushWaiters {
+            if waiter.target == nil, scanned { waiter.target = enqueued }
+            if let target = waiter.target, stopped || removed >= target || failedAttempts != waiter.failures {
+                waiter.continuation.resume(returning: removed >= target)
+            } else if stopped {
+                waiter.continuation.resume(returning: false)
+            } else {
+                waiting.append(waiter)
+            }
+        }
+        flushWaiters = waiting
+        // A kick the worker did not use (an attempt already under way failed) must not outlive the flush.
+        if flushWaiters.isEmpty { flushKick = false }
+    }
+
+    /// Called with the lock held.
+    func snapshot() -> Counters {
+        var snapshot = counts
+        snapshot.buffered = buffer.count
+        snapshot.queued = max(0, enqueued - removed - buffer.count)
+        return snapshot
+    }
+
+    /// Events on disk not yet settled. Called with the lock held.
+    var unsent: Int { max(0, enqueued - removed - buffer.count) }
+}
+
+extension HTTPTransport: EventSink {}
