@@ -77,7 +77,7 @@ public final class EventRecorder: @unchecked Sendable {
     private var enqueued = 0
     private var settled = 0
     private var counts = Counters()
-    private var flushWaiters = 0
+    private var flushWaiters: [FlushWaiter] = []
     private var spoolHasData = false
     private var connected = false
     private var connectionAttempts = 0
@@ -149,7 +149,21 @@ public final class EventRecorder: @unchecked Sendable {
     /// - Returns: `true` when everything is committed, `false` when some of it waits in the spool.
     @discardableResult
     public func flush() async -> Bool {
-        (try? await BlockingIO.run { [self] in waitForFlush() }) ?? false
+        // A continuation, not a blocked thread: a server may have hundreds of flushes waiting,
+        // and blocked threads would starve the pool its other tasks run on.
+        await withCheckedContinuation { continuation in
+            condition.lock()
+            let waiter = FlushWaiter(target: enqueued, attempts: connectionAttempts, continuation: continuation)
+            if isSettled(waiter) {
+                let result = flushResult(waiter)
+                condition.unlock()
+                continuation.resume(returning: result)
+                return
+            }
+            flushWaiters.append(waiter)
+            condition.broadcast()
+            condition.unlock()
+        }
     }
 
     /// Flushes, stops the writer and closes the connection. Later ``record(_:)`` calls fail.
@@ -168,20 +182,38 @@ public final class EventRecorder: @unchecked Sendable {
         return counts
     }
 
-    private func waitForFlush() -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        let target = enqueued
-        let attempts = connectionAttempts
-        flushWaiters += 1
-        condition.broadcast()
-        // Spooled events count once the database is reachable; while it is not, one connection
-        // attempt after the call is waited for, not the end of the outage.
-        while !stopped, settled < target || (spoolHasData && (connected || connectionAttempts == attempts)) {
-            condition.wait()
+    /// A ``flush()`` call waiting for the writer.
+    private struct FlushWaiter {
+        /// `enqueued` at the call: everything up to here must be settled.
+        let target: Int
+        /// `connectionAttempts` at the call: during an outage one more attempt is waited for.
+        let attempts: Int
+        let continuation: CheckedContinuation<Bool, Never>
+    }
+
+    /// Called with the lock held. Spooled events count once the database is reachable; while it
+    /// is not, one connection attempt after the call is waited for, not the end of the outage.
+    private func isSettled(_ waiter: FlushWaiter) -> Bool {
+        stopped
+            || !(settled < waiter.target || (spoolHasData && (connected || connectionAttempts == waiter.attempts)))
+    }
+
+    /// Called with the lock held.
+    private func flushResult(_ waiter: FlushWaiter) -> Bool {
+        !spoolHasData && settled >= waiter.target
+    }
+
+    /// Called with the lock held: removes the waiters that are settled; the caller resumes them
+    /// once it has let go of the lock.
+    private func takeSettledWaiters() -> [(CheckedContinuation<Bool, Never>, Bool)] {
+        guard !flushWaiters.isEmpty else { return [] }
+        var done: [(CheckedContinuation<Bool, Never>, Bool)] = []
+        flushWaiters.removeAll { waiter in
+            guard isSettled(waiter) else { return false }
+            done.append((waiter.continuation, flushResult(waiter)))
+            return true
         }
-        flushWaiters -= 1
-        return !spoolHasData && settled >= target
+        return done
     }
 }
 
@@ -214,9 +246,11 @@ extension EventRecorder {
                 queueHead = queue.count
             }
             condition.broadcast()
+            let settledWaiters = takeSettledWaiters()
             // At shutdown one drain attempt is enough: what is left stays in the spool for next time.
             let exit = finishing && queue.count == queueHead
             condition.unlock()
+            for (continuation, result) in settledWaiters { continuation.resume(returning: result) }
             if exit { break }
         }
         connection?.close()
@@ -226,7 +260,9 @@ extension EventRecorder {
         stopped = true
         connected = false
         condition.broadcast()
+        let lastWaiters = takeSettledWaiters()
         condition.unlock()
+        for (continuation, result) in lastWaiters { continuation.resume(returning: result) }
     }
 
     /// Called with the lock held.
@@ -234,7 +270,7 @@ extension EventRecorder {
         let waiting = queue.count - queueHead
         if shuttingDown { return true }
         if waiting >= configuration.batchSize { return true }
-        if waiting > 0, flushWaiters > 0 || Date().timeIntervalSince(lastSend) >= configuration.flushInterval {
+        if waiting > 0, !flushWaiters.isEmpty || Date().timeIntervalSince(lastSend) >= configuration.flushInterval {
             return true
         }
         if spoolHasData, connection != nil || Date() >= nextAttempt { return true }
