@@ -39,11 +39,14 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Most events in one batch (413 above).")
     var maxEvents = 1_000
 
-    @Option(help: "Batch requests a second per key on average (429 above); 0 for no limit.")
-    var rateLimit = 20.0
+    @Option(
+        help: ArgumentHelp(
+            "Batch requests a second per key on average (429 above); 0 for no limit.",
+            discussion: "An app key is shared by every install of an app: size it for the fleet."))
+    var rateLimit = 500.0
 
     @Option(help: "Batch requests a key may make at once after a quiet spell.")
-    var burst = 40.0
+    var burst = 1_000.0
 
     @Option(help: "Where events wait on disk while PostgreSQL is unreachable.")
     var spoolDir = ".onboardmetrics/serve-spool"

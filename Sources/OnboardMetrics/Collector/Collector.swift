@@ -14,10 +14,11 @@ package final class Collector: Sendable {
         package var maximumBodyBytes = 1 << 20
         /// Most events in one batch (413 above). Default 1,000.
         package var maximumEvents = 1_000
-        /// Batch requests a second per key on average (429 above); 0 for no limit. Default 20.
-        package var rateLimit = 20.0
-        /// Batch requests a key may make at once. Default 40.
-        package var burst = 40.0
+        /// Batch requests a second per key on average (429 above); 0 for no limit. Default 500:
+        /// a key is shared by every install of an app.
+        package var rateLimit = 500.0
+        /// Batch requests a key may make at once. Default 1,000.
+        package var burst = 1_000.0
         /// The server's clock: `received_at`, rate limiting.
         package var clock: @Sendable () -> Date = { Date() }
 

@@ -57,9 +57,9 @@ package struct EventBatch: Sendable {
                                 }
                                 cursor.skipWhitespace()
                                 let start = cursor.index
-                                let value = try cursor.value()
+                                try cursor.skipValue()
                                 let element = UnsafeBufferPointer(rebasing: body[start..<cursor.index])
-                                items.append(Self.item(element, value: value, parser: parser))
+                                items.append(Self.item(element, parser: parser))
                             } while cursor.consume(44)
                             try cursor.expect(93)
                         }
@@ -85,19 +85,21 @@ package struct EventBatch: Sendable {
         return EventBatch(sentAt: sentAt, items: items)
     }
 
-    private static func item(_ element: UnsafeBufferPointer<UInt8>, value: JSONValue, parser: JSONEventParser) -> Item {
-        guard case .object(let fields) = value else {
+    private static func item(_ element: UnsafeBufferPointer<UInt8>, parser: JSONEventParser) -> Item {
+        guard element.first == 123 else {
             return .invalid(
                 eventID: nil, EventValidationError(.malformed, field: "", reason: "an event is a JSON object"))
         }
         do {
             return .event(try parser.parse(element))
-        } catch let error as EventValidationError {
-            var eventID: UUID?
-            if case .string(let text)? = fields["event_id"] { eventID = UUID(uuidString: text) }
-            return .invalid(eventID: eventID, error)
         } catch {
-            return .invalid(eventID: nil, EventValidationError(.malformed, field: "", reason: "\(error)"))
+            let validation =
+                error as? EventValidationError ?? EventValidationError(.malformed, field: "", reason: "\(error)")
+            // Only a rejected event is read a second time: for its id, so the client can match the result.
+            var cursor = JSONCursor(element)
+            var eventID: UUID?
+            if case .string(let text)? = (try? cursor.object())?["event_id"] { eventID = UUID(uuidString: text) }
+            return .invalid(eventID: eventID, validation)
         }
     }
 }

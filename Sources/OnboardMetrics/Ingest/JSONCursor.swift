@@ -234,6 +234,33 @@ struct JSONCursor {
         }
     }
 
+    /// Steps over any JSON value, checking its syntax, without building it.
+    mutating func skipValue(depth: Int = 0) throws {
+        guard depth < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels") }
+        switch peek() {
+        case 34: try withRawString { _ in }
+        case 123:
+            index += 1
+            if consume(125) { return }
+            repeat {
+                try withRawString { _ in }
+                try expect(58)
+                try skipValue(depth: depth + 1)
+            } while consume(44)
+            try expect(125)
+        case 91:
+            index += 1
+            if consume(93) { return }
+            repeat { try skipValue(depth: depth + 1) } while consume(44)
+            try expect(93)
+        case 116: _ = try literal("true", .null)
+        case 102: _ = try literal("false", .null)
+        case 110: _ = try literal("null", .null)
+        case .some: _ = try number()
+        case nil: throw error("expected a value")
+        }
+    }
+
     /// Reads an object.
     mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
         try expect(123)
