@@ -8,16 +8,14 @@ import Testing
 @Suite struct DemoCommandTests {
     @Test func demoRecordsOnceWritesTheReportAndRendersInChromium() async throws {
         let configuration = try await TestDatabase.fresh("demo_cli")
-        var components = try #require(URLComponents(string: try TestDatabase.adminURL()))
-        components.path = "/" + (try #require(configuration.overrides["dbname"]))
-        let url = try #require(components.string)
+        let url = try TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("demo")
         defer { try? FileManager.default.removeItem(at: folder) }
         let page = folder.appendingPathComponent("report.html").path
         let arguments = ["demo", "--sessions", "3000", "--database-url", url, "--output", page, "--quiet"]
 
-        let first = try Self.run(TestDatabase.funnelExecutable, arguments)
-        #expect(first.status == 0, "\(first.output)")
+        let first = try await FunnelProcess.run(arguments)
+        #expect(first.status == 0, "\(first.output + first.errors)")
         #expect(first.output.contains("Funnel health-study v1"))
         #expect(first.output.contains("Feature discovery"))
         #expect(first.output.contains("Forecast of health-study v2"))
@@ -33,7 +31,7 @@ import Testing
         }
 
         let started = Date()
-        let second = try Self.run(TestDatabase.funnelExecutable, arguments)
+        let second = try await FunnelProcess.run(arguments)
         #expect(second.status == 0)
         #expect(try await Self.eventCount(configuration) == events)
         #expect(Date().timeIntervalSince(started) < 60)
@@ -44,26 +42,14 @@ import Testing
             return
         }
         let script = TestDatabase.packageRoot.appendingPathComponent("scripts/check-html-render.sh").path
-        let render = try Self.run("/bin/bash", [script, page, folder.appendingPathComponent("report.png").path])
-        #expect(render.status == 0, "\(render.output)")
+        let render = try await FunnelProcess.run(
+            [script, page, folder.appendingPathComponent("report.png").path], executable: "/bin/bash")
+        #expect(render.status == 0, "\(render.output + render.errors)")
     }
 
     private static func eventCount(_ configuration: PostgresConfiguration) async throws -> Int {
         try await TestDatabase.withConnection(configuration) {
             try $0.query("SELECT count(*)::int8 AS n FROM events").first?["n"].int ?? -1
         }
-    }
-
-    private static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -8,18 +8,18 @@ import Testing
 @Suite struct DiscoveryCommandTests {
     @Test func discoveryAndConformanceOnGeneratedSpotlightData() async throws {
         let configuration = try await TestDatabase.migrated("discovery_cli")
-        let url = try Self.url(of: configuration)
+        let url = try TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("discovery")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("spotlight.jsonl").path
-        let generated = try Self.runFunnel([
+        let generated = try await FunnelProcess.run([
             "generate", "--scenario", "spotlight", "--sessions", "3000", "--seed", "7", "--out", data, "--workers", "1",
         ])
         #expect(generated.status == 0)
-        let ingested = try Self.runFunnel(["ingest", data, "--database-url", url, "--quiet"])
+        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
         #expect(ingested.status == 0)
 
-        let discovery = try Self.runFunnel(["discovery", "--database-url", url, "--format", "json", "--quiet"])
+        let discovery = try await FunnelProcess.run(["discovery", "--database-url", url, "--format", "json", "--quiet"])
         #expect(discovery.status == 0)
         let report = try #require(
             try JSONSerialization.jsonObject(with: Data(discovery.output.utf8)) as? [String: Any])
@@ -49,7 +49,7 @@ import Testing
         #expect(reasons.compactMap { $0["units"] as? Int }.reduce(0, +) == shown)
 
         // One highlight, per user, another window: the options reach the report.
-        let filtered = try Self.runFunnel([
+        let filtered = try await FunnelProcess.run([
             "discovery", "--highlight", "export-button", "--per", "user", "--window", "36h", "--format", "json",
             "--database-url", url, "--quiet",
         ])
@@ -63,7 +63,7 @@ import Testing
 
         // Generated sessions are legal navigator moves: replayed in recording order, all fit.
         let flow = TestDatabase.packageRoot.appendingPathComponent("examples/flows/spotlight-share.json").path
-        let conformance = try Self.runFunnel([
+        let conformance = try await FunnelProcess.run([
             "conformance", "--flow", flow, "--database-url", url, "--format", "json", "--quiet",
         ])
         #expect(conformance.status == 0)
@@ -73,27 +73,7 @@ import Testing
         #expect(fit["perfectly_fitting"] as? Int == sessions)
         #expect(fit["deviation_count"] as? Int == 0)
 
-        let bad = try Self.runFunnel(["discovery", "--window", "7x", "--database-url", url, "--quiet"])
+        let bad = try await FunnelProcess.run(["discovery", "--window", "7x", "--database-url", url, "--quiet"])
         #expect(bad.status != 0)
-    }
-
-    /// A URL naming the test database, for the command line.
-    private static func url(of configuration: PostgresConfiguration) throws -> String {
-        var components = try #require(URLComponents(string: try TestDatabase.adminURL()))
-        components.path = "/" + (try #require(configuration.overrides["dbname"]))
-        return try #require(components.string)
-    }
-
-    private static func runFunnel(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestDatabase.funnelExecutable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -9,21 +9,21 @@ import Testing
 @Suite struct ExperimentCommandTests {
     @Test func experimentRecoversTheGeneratorsKnownEffect() async throws {
         let configuration = try await TestDatabase.migrated("experiment_cli")
-        let url = try Self.url(of: configuration)
+        let url = try TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("experiment")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("health.jsonl").path
         // The treatment lowers the drop probability at consent by 0.10: short-copy must complete
         // consent more often than control.
-        let generated = try Self.runFunnel([
+        let generated = try await FunnelProcess.run([
             "generate", "--scenario", "health-study", "--sessions", "6000", "--seed", "11", "--effect=-0.10",
             "--out", data, "--workers", "1",
         ])
         #expect(generated.status == 0)
-        let ingested = try Self.runFunnel(["ingest", data, "--database-url", url, "--quiet"])
+        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
         #expect(ingested.status == 0)
 
-        let run = try Self.runFunnel([
+        let run = try await FunnelProcess.run([
             "experiment", "consent-copy", "--metric", "step:consent", "--metric", "completion", "--format", "json",
             "--database-url", url, "--quiet",
         ])
@@ -69,14 +69,16 @@ import Testing
 
         // Text, CSV and Markdown render; a bad metric is refused.
         for format in ["text", "csv", "markdown"] {
-            let rendered = try Self.runFunnel([
+            let rendered = try await FunnelProcess.run([
                 "experiment", "consent-copy", "--metric", "step:consent", "--engine", "bayesian", "--format", format,
                 "--database-url", url, "--quiet",
             ])
             #expect(rendered.status == 0)
             #expect(rendered.output.contains("short-copy"))
         }
-        let bad = try Self.runFunnel(["experiment", "consent-copy", "--metric", "steps:x", "--database-url", url])
+        let bad = try await FunnelProcess.run([
+            "experiment", "consent-copy", "--metric", "steps:x", "--database-url", url,
+        ])
         #expect(bad.status != 0)
     }
 
@@ -102,25 +104,5 @@ import Testing
             }
             #expect(try store.loadAll(on: connection).map(\.key) == ["consent-copy"])
         }
-    }
-
-    /// A URL naming the test database, for the command line.
-    private static func url(of configuration: PostgresConfiguration) throws -> String {
-        var components = try #require(URLComponents(string: try TestDatabase.adminURL()))
-        components.path = "/" + (try #require(configuration.overrides["dbname"]))
-        return try #require(components.string)
-    }
-
-    private static func runFunnel(_ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestDatabase.funnelExecutable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -170,14 +170,13 @@ import Testing
         let rejects = folder.appendingPathComponent("all.rejects").path
 
         // The test configuration reaches its database through an override; the command needs a URL.
-        var url = try #require(URLComponents(string: configuration.connectionString))
-        url.path = "/" + (configuration.overrides["dbname"] ?? "")
-        let (status, output) = try Self.runFunnel([
-            "ingest", first.path, second.path, "--database-url", try #require(url.string), "--rejects", rejects,
+        let url = try TestDatabase.url(of: configuration)
+        let outcome = try await FunnelProcess.run([
+            "ingest", first.path, second.path, "--database-url", url, "--rejects", rejects,
             "--format", "json", "--quiet", "--migrations", TestDatabase.migrationsDirectory.path,
         ])
-        #expect(status == 0)
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any])
+        #expect(outcome.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [String: Any])
         #expect(json["lines_read"] as? Int == 201)
         #expect(json["inserted"] as? Int == 150)
         #expect(json["duplicates"] as? Int == 50)
@@ -187,18 +186,6 @@ import Testing
         #expect((json["files"] as? [[String: Any]])?.count == 2)
         let rejected = try String(contentsOfFile: rejects, encoding: .utf8)
         #expect(rejected == "# \(second.path):101: invalid JSON at column 2: expected '\"'\n{oops\n")
-    }
-
-    private static func runFunnel(_ arguments: [String]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestDatabase.funnelExecutable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }
 

@@ -19,6 +19,11 @@ import Testing
         return folder
     }
 
+    /// How many migrations the project has: the tests add theirs after these.
+    static func projectMigrations() throws -> Int {
+        try Migrator(directory: TestDatabase.migrationsDirectory).migrations.count
+    }
+
     @Test func freshApplyRecordsChecksumsAndSecondRunIsANoOp() async throws {
         let configuration = try await TestDatabase.fresh("migrate_fresh")
         let migrator = try Migrator(directory: TestDatabase.migrationsDirectory)
@@ -47,7 +52,8 @@ import Testing
             ).compactMap { $0["relname"].string }
         }
         for table in [
-            "events", "events_default", "sessions", "flows", "experiments", "assignments", "schema_migrations",
+            "events", "events_default", "sessions", "flows", "experiments", "assignments", "app_keys",
+            "schema_migrations",
         ] {
             #expect(tables.contains(table), "missing table \(table)")
         }
@@ -55,33 +61,33 @@ import Testing
 
     @Test func changedChecksumIsRefusedNamingTheFile() async throws {
         let configuration = try await TestDatabase.fresh("migrate_changed")
-        let folder = try Self.migrationsFolder("changed", extra: ["0002_extra.sql": "CREATE TABLE extra (id int);"])
+        let folder = try Self.migrationsFolder("changed", extra: ["9002_extra.sql": "CREATE TABLE extra (id int);"])
         defer { try? FileManager.default.removeItem(at: folder) }
         try await TestDatabase.withConnection(configuration) { connection in
             try Migrator(directory: folder).migrate(on: connection)
         }
         try "CREATE TABLE extra (id bigint);".write(
-            to: folder.appendingPathComponent("0002_extra.sql"), atomically: true, encoding: .utf8)
+            to: folder.appendingPathComponent("9002_extra.sql"), atomically: true, encoding: .utf8)
         let migrator = try Migrator(directory: folder)
         let error = await #expect(throws: PostgresError.self) {
             try await TestDatabase.withConnection(configuration) { try migrator.migrate(on: $0) }
         }
         #expect(error?.code == .migration)
-        #expect(error?.message.contains("0002_extra.sql") == true)
+        #expect(error?.message.contains("9002_extra.sql") == true)
         let states = try await TestDatabase.withConnection(configuration) { try migrator.status(on: $0).map(\.state) }
-        #expect(states == [.applied, .changed])
+        #expect(states == Array(repeating: .applied, count: try Self.projectMigrations()) + [.changed])
     }
 
     @Test func failingMigrationNamesFileAndLineAndLeavesNothingBehind() async throws {
         let configuration = try await TestDatabase.fresh("migrate_failing")
         let broken = "CREATE TABLE half (id int);\n\nINSERT INTO half VALUES (1);\nSELEC broken;\n"
-        let folder = try Self.migrationsFolder("failing", extra: ["0002_broken.sql": broken])
+        let folder = try Self.migrationsFolder("failing", extra: ["9002_broken.sql": broken])
         defer { try? FileManager.default.removeItem(at: folder) }
         let migrator = try Migrator(directory: folder)
         let error = await #expect(throws: PostgresError.self) {
             try await TestDatabase.withConnection(configuration) { try migrator.migrate(on: $0) }
         }
-        #expect(error?.message.hasPrefix("0002_broken.sql:4:") == true, "\(String(describing: error))")
+        #expect(error?.message.hasPrefix("9002_broken.sql:4:") == true, "\(String(describing: error))")
         #expect(error?.sqlState == "42601")
         let (half, states) = try await TestDatabase.withConnection(configuration) { connection in
             (
@@ -90,13 +96,13 @@ import Testing
             )
         }
         #expect(half == true)
-        #expect(states == [.applied, .pending])
+        #expect(states == Array(repeating: .applied, count: try Self.projectMigrations()) + [.pending])
     }
 
     @Test func concurrentRunsBothSucceedAndOneApplies() async throws {
         let configuration = try await TestDatabase.fresh("migrate_concurrent")
         // A slow migration widens the window in which the two runs overlap.
-        let folder = try Self.migrationsFolder("concurrent", extra: ["0002_slow.sql": "SELECT pg_sleep(0.5);"])
+        let folder = try Self.migrationsFolder("concurrent", extra: ["9002_slow.sql": "SELECT pg_sleep(0.5);"])
         defer { try? FileManager.default.removeItem(at: folder) }
         let migrator = try Migrator(directory: folder)
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in
@@ -107,11 +113,12 @@ import Testing
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(counts.sorted() == [0, 2])
+        let all = try Self.projectMigrations() + 1
+        #expect(counts.sorted() == [0, all])
         let recorded = try await TestDatabase.withConnection(configuration) { connection in
             try connection.query("SELECT count(*) AS n FROM schema_migrations").first?["n"].int
         }
-        #expect(recorded == 2)
+        #expect(recorded == all)
     }
 
     @Test(arguments: ["1_short.sql", "0001-dash.sql", "abcd_letters.sql", "0000_zero.sql"])

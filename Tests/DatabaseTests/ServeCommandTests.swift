@@ -20,44 +20,6 @@ import Testing
         }
     }
 
-    /// A database, a key and a running server; `close()` stops it.
-    struct Fixture {
-        var configuration: PostgresConfiguration
-        var url: String
-        var key: String
-        var folder: URL
-        var server: FunnelProcess
-        var endpoint: URL
-
-        static func start(_ name: String, _ serverArguments: [String] = []) async throws -> Fixture {
-            let configuration = try await TestDatabase.migrated(name)
-            let url = try TestDatabase.url(of: configuration)
-            let folder = try TestDatabase.temporaryFolder(name)
-            let created = try FunnelProcess.run(["keys", "create", "test app", "--database-url", url, "--quiet"])
-            #expect(created.status == 0, "\(created.errors)")
-            let key = created.output.trimmingCharacters(in: .whitespacesAndNewlines)
-            let (server, endpoint) = try FunnelProcess.serve(
-                ["--database-url", url, "--spool-dir", folder.appendingPathComponent("spool").path] + serverArguments)
-            return Fixture(
-                configuration: configuration, url: url, key: key, folder: folder, server: server, endpoint: endpoint)
-        }
-
-        func close() {
-            server.stop()
-            try? FileManager.default.removeItem(at: folder)
-        }
-
-        func storedEvents() async throws -> [UUID: (sentAt: Date?, receivedAt: Date?)] {
-            try await TestDatabase.withConnection(configuration) { connection in
-                var stored: [UUID: (Date?, Date?)] = [:]
-                for row in try connection.query("SELECT event_id, sent_at, received_at FROM events") {
-                    if let id = row["event_id"].uuid { stored[id] = (row["sent_at"].date, row["received_at"].date) }
-                }
-                return stored
-            }
-        }
-    }
-
     static func post(_ endpoint: URL, path: String = "v1/batch", key: String?, body: Data) async throws -> Reply {
         var request = URLRequest(url: endpoint.appendingPathComponent(path))
         request.httpMethod = "POST"
@@ -93,7 +55,7 @@ import Testing
     }
 
     @Test func acceptedEventsLandOnceWithServerTimesAndBadOnesAreNamed() async throws {
-        let fixture = try await Fixture.start("serve_accept")
+        let fixture = try await CollectorFixture.start("serve_accept")
         defer { fixture.close() }
         let events = Self.recentEvents(sessions: 5, perSession: 10, seed: 11)
         let missingUser =
@@ -138,7 +100,7 @@ import Testing
     }
 
     @Test func wrongMissingOrRevokedKeysAreRefusedAndStoreNothing() async throws {
-        let fixture = try await Fixture.start("serve_keys")
+        let fixture = try await CollectorFixture.start("serve_keys")
         defer { fixture.close() }
         let body = Self.batch(Self.recentEvents(sessions: 1, perSession: 3, seed: 12))
         for key in [nil, "om_not-a-key", fixture.key + "x"] {
@@ -151,7 +113,7 @@ import Testing
         #expect(try await fixture.storedEvents().isEmpty)
 
         // A key created while the server runs works at once; a revoked one stops within seconds.
-        let created = try FunnelProcess.run([
+        let created = try await FunnelProcess.run([
             "keys", "create", "second", "--database-url", fixture.url, "--format", "json",
         ])
         let createdJSON = try #require(
@@ -166,7 +128,7 @@ import Testing
             if accepted != 200 { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(accepted == 200)
-        let revoked = try FunnelProcess.run(["keys", "revoke", String(keyID), "--database-url", fixture.url])
+        let revoked = try await FunnelProcess.run(["keys", "revoke", String(keyID), "--database-url", fixture.url])
         #expect(revoked.status == 0 && revoked.output.contains("revoked key \(keyID)"), "\(revoked.errors)")
         let deadline = Date().addingTimeInterval(15)
         var status = 200
@@ -175,7 +137,7 @@ import Testing
             status = try await Self.post(fixture.endpoint, key: second, body: Self.batch([])).status
         }
         #expect(status == 401)
-        let listed = try FunnelProcess.run(["keys", "list", "--database-url", fixture.url, "--format", "json"])
+        let listed = try await FunnelProcess.run(["keys", "list", "--database-url", fixture.url, "--format", "json"])
         let keys = try #require(
             (try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as? [String: Any])?["keys"]
                 as? [[String: Any]])
@@ -190,12 +152,12 @@ import Testing
             ).first?["n"].int
         }
         #expect(digestMatches == 1)
-        let unknown = try FunnelProcess.run(["keys", "revoke", "999", "--database-url", fixture.url])
+        let unknown = try await FunnelProcess.run(["keys", "revoke", "999", "--database-url", fixture.url])
         #expect(unknown.status != 0 && unknown.errors.contains("no app key has id or prefix 999"))
     }
 
     @Test func limitsAnswer413And429AndMalformedBodies400() async throws {
-        let fixture = try await Fixture.start(
+        let fixture = try await CollectorFixture.start(
             "serve_limits", ["--max-body-bytes", "8192", "--max-events", "10", "--rate-limit", "1", "--burst", "3"])
         defer { fixture.close() }
         let oversized = Self.batch(Self.recentEvents(sessions: 1, perSession: 40, seed: 13))
@@ -225,7 +187,7 @@ import Testing
     /// Clients post batches concurrently while the server is killed (SIGKILL) and started again on
     /// the same database and spool; every event the server answered 200 for is stored, once.
     @Test func aRestartUnderLoadLosesNothingAcknowledged() async throws {
-        var fixture = try await Fixture.start("serve_restart", ["--rate-limit", "0"])
+        var fixture = try await CollectorFixture.start("serve_restart", ["--rate-limit", "0"])
         defer { fixture.close() }
         let endpoint = Endpoint(fixture.endpoint)
         let acknowledged = Acknowledged()
@@ -252,15 +214,15 @@ import Testing
         }
         try await Task.sleep(for: .milliseconds(1_500))
         let beforeKill = await acknowledged.count
-        fixture.server.stop(signal: SIGKILL)
-        let (server, url) = try FunnelProcess.serve(
+        await fixture.server.stop(signal: SIGKILL)
+        let (server, url) = try await FunnelProcess.serve(
             ["--database-url", fixture.url, "--spool-dir", fixture.folder.appendingPathComponent("spool").path])
         fixture.server = server
         endpoint.url = url
         try await Task.sleep(for: .milliseconds(1_500))
         for client in clients { client.cancel() }
         for client in clients { _ = await client.value }
-        let stopped = server.stop(signal: SIGTERM)
+        let stopped = await server.stop(signal: SIGTERM)
         #expect(stopped.status == 0)
         #expect(stopped.errors.contains("stopped:"))
 
@@ -272,6 +234,42 @@ import Testing
             try $0.query("SELECT count(*)::int8 AS n, count(DISTINCT event_id)::int8 AS d FROM events").first
         }
         #expect(rows?["n"].int == rows?["d"].int)
+    }
+
+    /// PostgreSQL refuses connections for a while: the server still answers 200 (the events wait
+    /// in its fsynced spool), says so in /metrics, and the events land once the database is back.
+    @Test func whileTheDatabaseIsUnreachableBatchesAreSpooledThenLand() async throws {
+        let fixture = try await CollectorFixture.start("serve_outage")
+        defer { fixture.close() }
+        let database = try #require(fixture.configuration.overrides["dbname"])
+        let admin = try TestDatabase.admin()
+        func allowConnections(_ allow: Bool) async throws {
+            try await TestDatabase.withConnection(admin) { connection in
+                // Identifiers cannot be parameters; this one is built from letters, digits and '_' only.
+                try connection.query("ALTER DATABASE \(database) ALLOW_CONNECTIONS \(allow)")
+                if !allow {
+                    try connection.query(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1",
+                        [.text(database)])
+                }
+            }
+        }
+        try await allowConnections(false)
+        let events = Self.recentEvents(sessions: 3, perSession: 10, seed: 31)
+        let reply = try await Self.post(fixture.endpoint, key: fixture.key, body: Self.batch(events))
+        #expect(reply.status == 200)
+        #expect(try JSONDecoder().decode(BatchResponse.self, from: reply.body).accepted == 30)
+        let metrics = String(decoding: try await Self.get(fixture.endpoint, "metrics").body, as: UTF8.self)
+        #expect(metrics.contains("onboardmetrics_events_spooled_total 30\n"), "\(metrics)")
+
+        try await allowConnections(true)
+        var stored = 0
+        let deadline = Date().addingTimeInterval(60)
+        while stored < 30, Date() < deadline {
+            try await Task.sleep(for: .milliseconds(200))
+            stored = (try? await fixture.storedEvents().count) ?? 0
+        }
+        #expect(stored == 30)
     }
 
     final class Endpoint: @unchecked Sendable {

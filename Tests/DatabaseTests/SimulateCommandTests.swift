@@ -9,18 +9,16 @@ import Testing
 @Suite struct SimulateCommandTests {
     @Test func forecastsACandidateFromTheDatabase() async throws {
         let configuration = try await TestDatabase.migrated("simulate_cli")
-        var components = try #require(URLComponents(string: try TestDatabase.adminURL()))
-        components.path = "/" + (try #require(configuration.overrides["dbname"]))
-        let url = try #require(components.string)
+        let url = try TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("simulate")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("health.jsonl").path
         #expect(
-            try Self.run([
+            try await FunnelProcess.run([
                 "generate", "--scenario", "health-study", "--sessions", "5000", "--seed", "5", "--out", data,
                 "--workers", "1",
             ]).status == 0)
-        #expect(try Self.run(["ingest", data, "--database-url", url, "--quiet"]).status == 0)
+        #expect(try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"]).status == 0)
 
         let baseline = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
         var candidate = ExampleFlows.healthStudy
@@ -29,7 +27,7 @@ import Testing
         let candidateFile = folder.appendingPathComponent("candidate.json")
         try JSONEncoder().encode(candidate).write(to: candidateFile)
 
-        let run = try Self.run([
+        let run = try await FunnelProcess.run([
             "simulate", "--flow", candidateFile.path, "--baseline", baseline, "--draws", "300", "--format", "json",
             "--database-url", url, "--quiet",
         ])
@@ -54,31 +52,16 @@ import Testing
         withTutorial.steps.insert(Step("tutorial"), at: 1)
         let tutorialFile = folder.appendingPathComponent("tutorial.json")
         try JSONEncoder().encode(withTutorial).write(to: tutorialFile)
-        let refused = try Self.run([
+        let refused = try await FunnelProcess.run([
             "simulate", "--flow", tutorialFile.path, "--baseline", baseline, "--database-url", url, "--quiet",
         ])
         #expect(refused.status != 0)
         #expect(refused.errors.contains("--assume tutorial=RATE"))
-        let assumed = try Self.run([
+        let assumed = try await FunnelProcess.run([
             "simulate", "--flow", tutorialFile.path, "--baseline", baseline, "--assume", "tutorial=0.95",
             "--draws", "100", "--format", "markdown", "--database-url", url, "--quiet",
         ])
         #expect(assumed.status == 0, "\(assumed.errors)")
         #expect(assumed.output.contains("| tutorial | assumed |"))
-    }
-
-    private static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: TestDatabase.funnelExecutable)
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let out = output.fileHandleForReading.readDataToEndOfFile()
-        let err = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: out, as: UTF8.self), String(decoding: err, as: UTF8.self))
     }
 }

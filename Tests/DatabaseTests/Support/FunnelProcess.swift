@@ -3,7 +3,11 @@ import Testing
 
 @testable import OnboardMetrics
 
-/// The built `funnel` executable, run as a user would: to the end, or as a server in the background.
+/// The built `funnel` executable (or another program), run as a user would: to the end, or as a
+/// server in the background.
+///
+/// Every wait happens on a blocking-work thread (`BlockingIO`): a test that blocked a thread of
+/// Swift's cooperative pool (two on two cores) would stall every other test of the process.
 final class FunnelProcess: @unchecked Sendable {
     /// What a finished run printed.
     struct Outcome: Sendable {
@@ -20,17 +24,23 @@ final class FunnelProcess: @unchecked Sendable {
     private let output = Pipe()
     private let errors = Pipe()
 
-    private init(_ arguments: [String]) throws {
-        process.executableURL = URL(fileURLWithPath: TestDatabase.funnelExecutable)
+    private init(_ arguments: [String], executable: String) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.standardOutput = output
         process.standardError = errors
         try process.run()
     }
 
-    /// Runs `funnel ARGUMENTS` to its end.
-    static func run(_ arguments: [String]) throws -> Outcome {
-        let running = try FunnelProcess(arguments)
+    /// Runs `funnel ARGUMENTS` (or `executable ARGUMENTS`) to its end.
+    static func run(_ arguments: [String], executable: String = TestDatabase.funnelExecutable) async throws
+        -> Outcome
+    {
+        try await BlockingIO.run { try runBlocking(arguments, executable: executable) }
+    }
+
+    private static func runBlocking(_ arguments: [String], executable: String) throws -> Outcome {
+        let running = try FunnelProcess(arguments, executable: executable)
         // Read both pipes to their ends before waiting, so a full pipe cannot stall the child.
         let errorData = BlockingBox<Data>()
         let reader = Thread { errorData.value = running.errors.fileHandleForReading.readDataToEndOfFile() }
@@ -44,14 +54,22 @@ final class FunnelProcess: @unchecked Sendable {
     }
 
     /// Starts `funnel serve ARGUMENTS --port 0` and returns once it prints the URL it listens on.
-    static func serve(_ arguments: [String], timeout: TimeInterval = 60) throws -> (server: FunnelProcess, url: URL) {
-        let server = try FunnelProcess(["serve", "--port", "0"] + arguments)
+    static func serve(_ arguments: [String], timeout: TimeInterval = 60) async throws
+        -> (server: FunnelProcess, url: URL)
+    {
+        try await BlockingIO.run { try serveBlocking(arguments, timeout: timeout) }
+    }
+
+    private static func serveBlocking(_ arguments: [String], timeout: TimeInterval) throws
+        -> (server: FunnelProcess, url: URL)
+    {
+        let server = try FunnelProcess(["serve", "--port", "0"] + arguments, executable: TestDatabase.funnelExecutable)
         var line = Data()
         let deadline = Date().addingTimeInterval(timeout)
         let handle = server.output.fileHandleForReading
         while !line.contains(10) {
             guard Date() < deadline, server.process.isRunning else {
-                server.stop(signal: SIGKILL)
+                server.stopBlocking(signal: SIGKILL)
                 let errors = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
                 throw Timeout(description: "funnel serve did not start: \(errors)")
             }
@@ -64,7 +82,13 @@ final class FunnelProcess: @unchecked Sendable {
 
     /// Sends `signal` and waits for the process to end; returns its exit status and its stderr.
     @discardableResult
-    func stop(signal: Int32 = SIGTERM) -> (status: Int32, errors: String) {
+    func stop(signal: Int32 = SIGTERM) async -> (status: Int32, errors: String) {
+        (try? await BlockingIO.run { [self] in stopBlocking(signal: signal) }) ?? (-1, "")
+    }
+
+    /// ``stop(signal:)`` on the calling thread, for `defer` blocks, which cannot await.
+    @discardableResult
+    func stopBlocking(signal: Int32 = SIGTERM) -> (status: Int32, errors: String) {
         if process.isRunning { kill(process.processIdentifier, signal) }
         process.waitUntilExit()
         let errors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

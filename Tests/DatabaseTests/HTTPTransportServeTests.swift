@@ -1,0 +1,103 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetrics
+
+/// The SDK's `HTTPTransport` against the real collector (`funnel serve`) and PostgreSQL: an
+/// onboarding session's events land once; 413 makes it split and 429 makes it wait; events queued
+/// on disk while the collector was down are sent by the next transport on the same folder.
+@Suite(.serialized) struct HTTPTransportServeTests {
+    static func transport(
+        _ endpoint: URL, key: String, folder: URL, configure: (inout HTTPTransport.Configuration) -> Void = { _ in }
+    ) throws -> HTTPTransport {
+        var configuration = HTTPTransport.Configuration(
+            endpoint: endpoint, appKey: key, queueDirectory: folder.appendingPathComponent("outbox").path)
+        configuration.initialBackoff = 0.05
+        configuration.maximumBackoff = 0.5
+        configuration.log = { _ in }
+        configure(&configuration)
+        return try HTTPTransport(configuration: configuration)
+    }
+
+    /// Flushes until everything is acknowledged (a flush during a Retry-After wait returns false).
+    static func flushed(_ transport: HTTPTransport, within seconds: TimeInterval = 30) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if await transport.flush() { return true }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return false
+    }
+
+    @Test func anOnboardingSessionsEventsLandOnce() async throws {
+        let fixture = try await CollectorFixture.start("transport_session")
+        defer { fixture.close() }
+        let transport = try Self.transport(fixture.endpoint, key: fixture.key, folder: fixture.folder)
+        let session = try OnboardingSession.start(
+            flow: ExampleFlows.healthStudy, user: "user-7",
+            context: ["platform": "ios", "healthDataAvailable": true, "notificationsAuthorized": false],
+            sink: transport)
+        while session.status == .running { try session.next() }
+        #expect(try await Self.flushed(transport))
+        let counters = await transport.shutdown()
+        #expect(counters.recorded > 5)
+        #expect(counters.sent == counters.recorded && counters.rejected == 0 && counters.queued == 0)
+
+        let stored = try await TestDatabase.withConnection(fixture.configuration) { connection in
+            try connection.query(
+                """
+                SELECT kind, seq, sent_at IS NOT NULL AND received_at >= sent_at - interval '5 seconds' AS stamped
+                FROM events WHERE session_id = $1 ORDER BY seq
+                """, [.uuid(session.sessionID)]
+            ).map { ($0["kind"].string ?? "", $0["seq"].int ?? -1, $0["stamped"].bool ?? false) }
+        }
+        #expect(stored.count == counters.recorded)
+        #expect(stored.first?.0 == "session_started")
+        #expect(stored.last?.0 == "flow_completed")
+        #expect(stored.map(\.1) == Array(1...stored.count), "every event once, in order")
+        #expect(stored.filter { !$0.2 }.isEmpty, "sent_at from the transport, received_at from the server")
+    }
+
+    @Test func splitsOn413AndWaitsOn429() async throws {
+        let fixture = try await CollectorFixture.start(
+            "transport_limits", ["--max-events", "10", "--rate-limit", "10", "--burst", "3"])
+        defer { fixture.close() }
+        let transport = try Self.transport(fixture.endpoint, key: fixture.key, folder: fixture.folder)
+        let events = SampleEvents.make(sessions: 19, perSession: 5, seed: 21, start: Date().addingTimeInterval(-60))
+        for event in events { try transport.record(event) }
+        #expect(try await Self.flushed(transport))
+        let counters = await transport.shutdown()
+        #expect(counters.sent == 95 && counters.rejected == 0)
+        // 95 events in batches of 10 at most: at least four 413s before the halves fit, and a
+        // burst of 3 cannot take the ten or more requests that makes without 429s.
+        #expect(counters.retried > 0)
+        let stored = try await TestDatabase.withConnection(fixture.configuration) {
+            try $0.query("SELECT count(*)::int8 AS n, count(DISTINCT event_id)::int8 AS d FROM events").first
+        }
+        #expect(stored?["n"].int == 95 && stored?["d"].int == 95)
+    }
+
+    @Test func eventsQueuedWhileTheCollectorIsDownAreSentByTheNextTransport() async throws {
+        var fixture = try await CollectorFixture.start("transport_outbox")
+        defer { fixture.close() }
+        await fixture.server.stop()  // nothing listens at the endpoint now
+        let offline = try Self.transport(fixture.endpoint, key: fixture.key, folder: fixture.folder)
+        let events = SampleEvents.make(sessions: 6, perSession: 5, seed: 22, start: Date().addingTimeInterval(-60))
+        for event in events { try offline.record(event) }
+        #expect(await offline.flush() == false)
+        let left = await offline.shutdown()
+        #expect(left.sent == 0 && left.queued == 30)
+
+        let (server, endpoint) = try await FunnelProcess.serve(
+            ["--database-url", fixture.url, "--spool-dir", fixture.folder.appendingPathComponent("spool").path])
+        fixture.server = server
+        let online = try Self.transport(endpoint, key: fixture.key, folder: fixture.folder)
+        #expect(try await Self.flushed(online))
+        let counters = await online.shutdown()
+        #expect(counters.sent == 30 && counters.queued == 0)
+        let stored = try await TestDatabase.withConnection(fixture.configuration) { connection in
+            Set(try connection.query("SELECT event_id FROM events").compactMap { $0["event_id"].uuid })
+        }
+        #expect(stored == Set(events.map(\.eventID)))
+    }
+}
