@@ -27,13 +27,9 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let console = output.console
-            let configuration = try await database.resolve(console: console)
-            try await schema.migrate(configuration, console: console)
             let name = name
-            let created = try await BlockingIO.run {
-                let connection = try PostgresConnection(configuration: configuration)
-                defer { connection.close() }
-                return try AppKeyStore().create(name: name, on: connection)
+            let created = try await KeysCommand.withStore(database, schema, console) { store, connection in
+                try store.create(name: name, on: connection)
             }
             switch output.format {
             case .json: try console.printJSON(CreatedKey(key: created.key, secret: created.secret))
@@ -54,12 +50,8 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let console = output.console
-            let configuration = try await database.resolve(console: console)
-            try await schema.migrate(configuration, console: console)
-            let keys = try await BlockingIO.run {
-                let connection = try PostgresConnection(configuration: configuration)
-                defer { connection.close() }
-                return try AppKeyStore().list(on: connection)
+            let keys = try await KeysCommand.withStore(database, schema, console) { store, connection in
+                try store.list(on: connection)
             }
             let formatter = ISO8601DateFormatter()
             let table = TextTable(
@@ -92,23 +84,31 @@ struct KeysCommand: AsyncParsableCommand {
 
         func run() async throws {
             let console = output.console
-            let configuration = try await database.resolve(console: console)
-            try await schema.migrate(configuration, console: console)
             let reference = key
-            let revoked: AppKey
-            do {
-                revoked = try await BlockingIO.run {
-                    let connection = try PostgresConnection(configuration: configuration)
-                    defer { connection.close() }
-                    return try AppKeyStore().revoke(reference, on: connection)
-                }
-            } catch let error as CollectorError {
-                throw ValidationError(error.message)
+            let revoked = try await KeysCommand.withStore(database, schema, console) { store, connection in
+                try store.revoke(reference, on: connection)
             }
             switch output.format {
             case .json: try console.printJSON(revoked)
             default: console.print("revoked key \(revoked.id) (\(revoked.name), \(revoked.prefix)…)")
             }
+        }
+    }
+}
+
+extension KeysCommand {
+    /// Resolves and migrates the database, then runs `body` with the key store and a connection
+    /// on a blocking-work thread.
+    fileprivate static func withStore<T: Sendable>(
+        _ database: DatabaseOptions, _ schema: SchemaOptions, _ console: Console,
+        _ body: @escaping @Sendable (AppKeyStore, PostgresConnection) throws -> T
+    ) async throws -> T {
+        let configuration = try await database.resolve(console: console)
+        try await schema.migrate(configuration, console: console)
+        return try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            return try body(AppKeyStore(), connection)
         }
     }
 }
