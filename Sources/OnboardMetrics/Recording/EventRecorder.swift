@@ -356,11 +356,14 @@ extension EventRecorder {
                 }
                 return
             } catch let error as PostgresError where !error.isTransient {
-                let rejected = isolateRejects(batch)
-                settle(batch.count) {
-                    $0.rejected += rejected.rejected; $0.committed += rejected.inserted;
-                    $0.duplicates += rejected.duplicates
+                let outcome = isolateRejects(batch)
+                settle(batch.count - outcome.unsent.count) {
+                    $0.rejected += outcome.rejected
+                    $0.committed += outcome.inserted
+                    $0.duplicates += outcome.duplicates
                 }
+                // The connection failed while the refused events were being isolated: the rest wait.
+                if !outcome.unsent.isEmpty { spoolOrRequeue(outcome.unsent) }
                 return
             } catch {
                 failed(error)
@@ -401,27 +404,38 @@ extension EventRecorder {
         return year * 12 + month - 1
     }
 
-    /// Splits a batch the database refused for good until the refused events are found; writes the rest.
-    private func isolateRejects(_ batch: [Event]) -> (inserted: Int, duplicates: Int, rejected: Int) {
-        if batch.count == 1 {
-            do {
-                let result = try write(batch)
-                return (result.inserted, result.duplicates, 0)
-            } catch {
-                configuration.log("event \(batch[0].eventID) refused by the database: \(error)")
-                return (0, 0, 1)
-            }
+    /// What ``isolateRejects(_:)`` did with a batch.
+    private struct Isolation {
+        var inserted = 0
+        var duplicates = 0
+        var rejected = 0
+        /// Events not written because the connection failed on the way: they must wait, not be lost.
+        var unsent: [Event] = []
+
+        static func + (left: Isolation, right: Isolation) -> Isolation {
+            Isolation(
+                inserted: left.inserted + right.inserted, duplicates: left.duplicates + right.duplicates,
+                rejected: left.rejected + right.rejected, unsent: left.unsent + right.unsent)
         }
+    }
+
+    /// Splits a batch the database refused for good until the refused events are found; writes the
+    /// rest. A failure of the connection itself (a crash, a restart) refuses nothing: what is not
+    /// written by then comes back as `unsent`.
+    private func isolateRejects(_ batch: [Event]) -> Isolation {
         do {
             let result = try write(batch)
-            return (result.inserted, result.duplicates, 0)
-        } catch let error as PostgresError where !error.isTransient {
+            return Isolation(inserted: result.inserted, duplicates: result.duplicates)
+        } catch let error as PostgresError where !error.isTransient && error.code != .connectionClosed {
+            guard batch.count > 1 else {
+                configuration.log("event \(batch[0].eventID) refused by the database: \(error)")
+                return Isolation(rejected: 1)
+            }
             let middle = batch.count / 2
-            let left = isolateRejects(Array(batch[..<middle]))
-            let right = isolateRejects(Array(batch[middle...]))
-            return (left.0 + right.0, left.1 + right.1, left.2 + right.2)
+            return isolateRejects(Array(batch[..<middle])) + isolateRejects(Array(batch[middle...]))
         } catch {
-            return (0, 0, 0)
+            if connection != nil { failed(error) }
+            return Isolation(unsent: batch)
         }
     }
 
@@ -473,6 +487,9 @@ extension EventRecorder {
                     counts.duplicates += outcome.duplicates
                     counts.rejected += outcome.rejected
                     condition.unlock()
+                    // The connection failed meanwhile: keep the segment; what was written is deduplicated
+                    // when it is read again.
+                    if !outcome.unsent.isEmpty { return }
                 } catch {
                     failed(error)
                     return
