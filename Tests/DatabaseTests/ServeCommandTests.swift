@@ -189,19 +189,22 @@ import Testing
     @Test func aRestartUnderLoadLosesNothingAcknowledged() async throws {
         var fixture = try await CollectorFixture.start("serve_restart", ["--rate-limit", "0"])
         defer { fixture.close() }
-        let endpoint = Endpoint(fixture.endpoint)
+        let endpoint = Locked(fixture.endpoint)
         let acknowledged = Acknowledged()
         let key = fixture.key
+        // Clients are stopped by a flag, not by cancelling their tasks: cancelling a task while its
+        // URLSession request completes deadlocks swift-corelibs-foundation (seen in CI).
+        let running = Locked(true)
         let clients = (0..<4).map { client in
             Task {
                 var batchNumber = 0
-                while !Task.isCancelled {
+                while running.value {
                     let events = Self.recentEvents(
                         sessions: 2, perSession: 10, seed: UInt64(1_000 * client + batchNumber + 100))
                     batchNumber += 1
                     // Resend the same batch until it is acknowledged, as a client must.
-                    while !Task.isCancelled {
-                        if let reply = try? await Self.post(endpoint.url, key: key, body: Self.batch(events)),
+                    while running.value {
+                        if let reply = try? await Self.post(endpoint.value, key: key, body: Self.batch(events)),
                             reply.status == 200
                         {
                             await acknowledged.add(events.map(\.eventID))
@@ -218,9 +221,9 @@ import Testing
         let (server, url) = try await FunnelProcess.serve(
             ["--database-url", fixture.url, "--spool-dir", fixture.folder.appendingPathComponent("spool").path])
         fixture.server = server
-        endpoint.url = url
+        endpoint.value = url
         try await Task.sleep(for: .milliseconds(1_500))
-        for client in clients { client.cancel() }
+        running.value = false
         for client in clients { _ = await client.value }
         let stopped = await server.stop(signal: SIGTERM)
         #expect(stopped.status == 0)
@@ -270,17 +273,6 @@ import Testing
             stored = (try? await fixture.storedEvents().count) ?? 0
         }
         #expect(stored == 30)
-    }
-
-    final class Endpoint: @unchecked Sendable {
-        // Guarded by `lock`.
-        private let lock = NSLock()
-        private var current: URL
-        init(_ url: URL) { current = url }
-        var url: URL {
-            get { lock.withLock { current } }
-            set { lock.withLock { current = newValue } }
-        }
     }
 
     actor Acknowledged {

@@ -42,7 +42,7 @@ final class FunnelProcess: @unchecked Sendable {
     private static func runBlocking(_ arguments: [String], executable: String) throws -> Outcome {
         let running = try FunnelProcess(arguments, executable: executable)
         // Read both pipes to their ends before waiting, so a full pipe cannot stall the child.
-        let errorData = BlockingBox<Data>()
+        let errorData = Locked<Data?>(nil)
         let reader = Thread { errorData.value = running.errors.fileHandleForReading.readDataToEndOfFile() }
         reader.start()
         let out = running.output.fileHandleForReading.readDataToEndOfFile()
@@ -96,12 +96,13 @@ final class FunnelProcess: @unchecked Sendable {
     }
 }
 
-/// A value one thread sets and another reads.
-final class BlockingBox<T: Sendable>: @unchecked Sendable {
+/// A value several threads or tasks read and set.
+final class Locked<Value: Sendable>: @unchecked Sendable {
     // Guarded by `lock`.
     private let lock = NSLock()
-    private var stored: T?
-    var value: T? {
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    var value: Value {
         get { lock.withLock { stored } }
         set { lock.withLock { stored = newValue } }
     }
