@@ -11,20 +11,7 @@ cd "$(dirname "$0")/.."
 events="${1:-1000000}"
 insert_sample=$(( events < 20000 ? events : 20000 ))
 
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
-chmod 755 "$work"
-cleanup() { "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT INT TERM
-unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
-admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
-db_url() { printf '%s&dbname=%s' "$admin" "$1"; }
-fresh() {
-    psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
-    "$bin/funnel" migrate --database-url "$(db_url "$1")" --quiet >/dev/null
-}
-now() { date +%s.%N; }
+source scripts/bench/setup.sh
 rate() { awk -v n="$1" -v s="$2" 'BEGIN { printf "%.0f", n / s }'; }
 
 echo "events: $events   postgres: $(psql -tA "$admin" -c 'SHOW server_version')   cores: $(nproc)"

@@ -10,16 +10,7 @@ cd "$(dirname "$0")/.."
 sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(1000000 10000000)
 
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
-chmod 755 "$work"
-cleanup() { "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT INT TERM
-unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
-admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+source scripts/bench/setup.sh
 columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetrics/Analysis/SessionReader.swift | head -1)"
 report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   report end $report_end"

@@ -13,25 +13,9 @@ connections="${2:-16}"
 batch="${3:-100}"
 command -v wrk >/dev/null 2>&1 || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
 
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
-chmod 755 "$work"
+source scripts/bench/setup.sh
 server=""
-cleanup() {
-    [ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null || true
-    "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT INT TERM
-unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
-admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
-db_url() { printf '%s&dbname=%s' "$admin" "$1"; }
-fresh() {
-    psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
-    "$bin/funnel" migrate --database-url "$(db_url "$1")" --quiet >/dev/null
-}
-now() { date +%s.%N; }
+bench_cleanup_hooks+=('[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null')
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   wrk: $connections connections, $batch events a batch, ${seconds} s"
 
 fresh bench_serve

@@ -9,16 +9,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 sessions="${1:-1000000}"
 
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)"
-work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
-chmod 755 "$work"
-cleanup() { "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true; rm -rf "$work"; }
-trap cleanup EXIT INT TERM
-unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
-url="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
-now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+source scripts/bench/setup.sh
+url="$admin"
 columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetrics/Analysis/SessionReader.swift | head -1)"
 report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "postgres $(psql -tA "$url" -c 'SHOW server_version')   cores $(nproc)   sessions $sessions"

@@ -1,0 +1,27 @@
+# Sourced by scripts/bench-*.sh: builds the release binaries, makes a work folder, starts a
+# throwaway cluster in it and removes both on exit. Defines:
+#   bin, work, admin          release binaries, the work folder, the cluster's admin URL
+#   db_url NAME               the URL of database NAME on that cluster
+#   fresh NAME                drop, create and migrate database NAME
+#   now, since START          a timestamp; seconds since START (2 decimals)
+#   bench_cleanup_hooks       commands run first at exit (e.g. stop a server the script started)
+swift build -c release >/dev/null
+bin="$(swift build -c release --show-bin-path)"
+work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
+chmod 755 "$work"  # the server may run as the postgres user, which must reach the folder
+bench_cleanup_hooks=()
+bench_cleanup() {
+    for hook in "${bench_cleanup_hooks[@]}"; do eval "$hook" || true; done
+    "$bin/funnel" db stop --data-dir "$work/postgres" --quiet >/dev/null 2>&1 || true
+    rm -rf "$work"
+}
+trap bench_cleanup EXIT INT TERM
+unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
+admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
+db_url() { printf '%s&dbname=%s' "$admin" "$1"; }
+fresh() {
+    psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
+    "$bin/funnel" migrate --database-url "$(db_url "$1")" --quiet >/dev/null
+}
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
