@@ -65,11 +65,7 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(name: .shortAndLong, help: "Report every rejected line on stderr, not only the first 20.")
     var verbose = false
 
-    @Option(
-        name: .customLong("migrations"),
-        help: "The folder of migration files (see `funnel migrate`).")
-    var migrationsDirectory: String?
-
+    @OptionGroup var schema: SchemaOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: OutputOptions
 
@@ -89,13 +85,8 @@ struct IngestCommand: AsyncParsableCommand {
     func run() async throws {
         let console = output.console
         let options = try makeOptions()
-        let migrator = try Migrator(directory: try MigrationsLocation.resolve(migrationsDirectory))
         let configuration = try await database.resolve(console: console)
-        try await BlockingIO.run {
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
-            try migrator.migrate(on: connection) { console.status("applying \($0.fileName)") }
-        }
+        try await schema.migrate(configuration, console: console)
 
         let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
         let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
