@@ -3,6 +3,8 @@ import Foundation
 /// The valid app keys by digest, read from PostgreSQL and read again every `refreshInterval`
 /// (so a revoked key stops working within it) or at once for an unknown key, at most once per
 /// `missInterval` (so a new key works at once, and a flood of wrong keys costs one query a second).
+/// While the database cannot be reached it is tried at most once per `missInterval` too, so an
+/// outage does not queue every request behind a connection attempt.
 package final class AppKeyCache: @unchecked Sendable {
     private let database: PostgresConfiguration
     private let refreshInterval: TimeInterval
@@ -11,6 +13,8 @@ package final class AppKeyCache: @unchecked Sendable {
     private let lock = NSLock()
     private var keys: [[UInt8]: AppKey] = [:]
     private var loadedAt = Date.distantPast
+    /// The last failed read and when it happened.
+    private var lastFailure: (at: Date, error: any Error)?
     // One connection, used by one loader at a time (`loader` is held for the whole query).
     private let loader = NSLock()
     private var connection: PostgresConnection?
@@ -31,13 +35,18 @@ package final class AppKeyCache: @unchecked Sendable {
     /// - Throws: `PostgresError` when the keys must be read and the database cannot be reached.
     package func key(for secret: String, now: Date = Date()) async throws -> AppKey? {
         let digest = AppKey.digest(of: secret)
-        let (known, age) = lock.withLock { (keys[digest], now.timeIntervalSince(loadedAt)) }
+        let (known, age, failure) = lock.withLock { (keys[digest], now.timeIntervalSince(loadedAt), lastFailure) }
         if let known, age < refreshInterval { return known }
         if known == nil, age < missInterval { return nil }
+        // The database is down: keep accepting the keys known a moment ago.
+        if let failure, now.timeIntervalSince(failure.at) < missInterval {
+            if let known { return known }
+            throw failure.error
+        }
         do {
             try await load()
         } catch {
-            // The database is down: keep accepting the keys known a moment ago.
+            lock.withLock { lastFailure = (now, error) }
             if let known { return known }
             throw error
         }
@@ -54,6 +63,7 @@ package final class AppKeyCache: @unchecked Sendable {
             lock.withLock {
                 keys = fresh
                 loadedAt = Date()
+                lastFailure = nil
             }
         } catch {
             connection?.close()

@@ -87,7 +87,7 @@ package final class Collector: Sendable {
             return .refused(
                 refuse(
                     429, "rate_limited",
-                    "more than \(Self.number(configuration.rateLimit)) batches a second for this key; retry after \(seconds) s",
+                    "more than \(CollectorMetrics.number(configuration.rateLimit)) batches a second for this key; retry after \(seconds) s",
                     headers: [("Retry-After", String(seconds))], since: started))
         }
         return .allowed(key)
@@ -183,9 +183,5 @@ package final class Collector: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)
-    }
-
-    private static func number(_ value: Double) -> String {
-        value == value.rounded() ? String(Int(value)) : String(value)
     }
 }

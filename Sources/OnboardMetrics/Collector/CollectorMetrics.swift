@@ -74,7 +74,8 @@ package final class CollectorMetrics: @unchecked Sendable {
         }
     }
 
-    private static func number(_ value: Double) -> String {
+    /// A number as Prometheus and messages print it: integers without a fraction.
+    package static func number(_ value: Double) -> String {
         value == value.rounded() && abs(value) < 1e15 ? String(Int(value)) : String(value)
     }
 }
