@@ -8,7 +8,7 @@ import Testing
 @Suite struct DemoCommandTests {
     @Test func demoRecordsOnceWritesTheReportAndRendersInChromium() async throws {
         let configuration = try await TestDatabase.fresh("demo_cli")
-        let url = try TestDatabase.url(of: configuration)
+        let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("demo")
         defer { try? FileManager.default.removeItem(at: folder) }
         let page = folder.appendingPathComponent("report.html").path

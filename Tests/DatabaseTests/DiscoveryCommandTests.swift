@@ -8,7 +8,7 @@ import Testing
 @Suite struct DiscoveryCommandTests {
     @Test func discoveryAndConformanceOnGeneratedSpotlightData() async throws {
         let configuration = try await TestDatabase.migrated("discovery_cli")
-        let url = try TestDatabase.url(of: configuration)
+        let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("discovery")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("spotlight.jsonl").path

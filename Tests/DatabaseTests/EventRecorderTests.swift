@@ -31,7 +31,7 @@ import Testing
         let configuration = try await TestDatabase.migrated("recorder_million")
         let outcome = try ProcessRunner.run(
             Self.benchExecutable,
-            ["--events", "1000000", "--database-url", Self.uri(configuration), "--batch-size", "10000"])
+            ["--events", "1000000", "--database-url", TestDatabase.url(of: configuration), "--batch-size", "10000"])
         #expect(outcome.status == 0, "\(outcome.output)")
         #expect(outcome.output.contains("recorded 1000000 committed 1000000 duplicates 0"))
         let counts = try await Self.count(configuration)
@@ -175,7 +175,7 @@ import Testing
         // Start the recorder process, let it report durable events, then SIGKILL it.
         let script = """
             '\(Self.benchExecutable)' --events 400000 --flush-every 5000 --spool-dir '\(spool)' \
-            --database-url '\(Self.uri(target))' > '\(output)' 2>/dev/null &
+            --database-url '\(TestDatabase.url(of: target))' > '\(output)' 2>/dev/null &
             pid=$!
             for i in $(seq 1 600); do
               n=$(grep -c durable '\(output)' 2>/dev/null || true)
@@ -207,12 +207,5 @@ import Testing
         }
         #expect(check?["n"].int == check?["d"].int)
         #expect(check?["durable"].int == durable)
-    }
-
-    /// One connection string for a child process: the test database's name as a URI parameter.
-    static func uri(_ configuration: PostgresConfiguration) -> String {
-        guard let database = configuration.overrides["dbname"] else { return configuration.connectionString }
-        return configuration.connectionString + (configuration.connectionString.contains("?") ? "&" : "?")
-            + "dbname=\(database)"
     }
 }

@@ -9,7 +9,7 @@ import Testing
 @Suite struct ExperimentCommandTests {
     @Test func experimentRecoversTheGeneratorsKnownEffect() async throws {
         let configuration = try await TestDatabase.migrated("experiment_cli")
-        let url = try TestDatabase.url(of: configuration)
+        let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("experiment")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("health.jsonl").path

@@ -24,7 +24,7 @@ import Testing
                 flow: flow, reader: SessionReader(), connection: connection, options: options, now: reportEnd)
         }
         let sqlFile = TestDatabase.packageRoot.appendingPathComponent("scripts/bench/health-study-funnel.sql").path
-        let url = Self.uri(configuration)
+        let url = TestDatabase.url(of: configuration)
         let psql = try ProcessRunner.run(
             "/usr/bin/psql",
             [
@@ -51,11 +51,5 @@ import Testing
         }
         // The data has drop-offs at every step, so the comparison is not of zeros.
         #expect(steps.allSatisfy { $0.droppedHere > 0 })
-    }
-
-    static func uri(_ configuration: PostgresConfiguration) -> String {
-        guard let database = configuration.overrides["dbname"] else { return configuration.connectionString }
-        return configuration.connectionString + (configuration.connectionString.contains("?") ? "&" : "?")
-            + "dbname=\(database)"
     }
 }

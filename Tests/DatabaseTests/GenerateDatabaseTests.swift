@@ -22,7 +22,7 @@ import Testing
         let script = """
             cd '\(folder.path)' && ONBOARDMETRICS_MIGRATIONS='\(TestDatabase.migrationsDirectory.path)' \
             '\(TestDatabase.funnelExecutable)' generate --scenario health-study --sessions 1500 --seed 7 --database \
-            --database-url '\(EventRecorderTests.uri(configuration))' --params '\(params.path)' --format json --quiet
+            --database-url '\(TestDatabase.url(of: configuration))' --params '\(params.path)' --format json --quiet
             """
         let outcome = try ProcessRunner.run("/bin/sh", ["-c", script])
         // The summary is the JSON object on stdout (stderr shares the capture but --quiet keeps it empty).

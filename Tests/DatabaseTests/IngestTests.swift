@@ -170,7 +170,7 @@ import Testing
         let rejects = folder.appendingPathComponent("all.rejects").path
 
         // The test configuration reaches its database through an override; the command needs a URL.
-        let url = try TestDatabase.url(of: configuration)
+        let url = TestDatabase.url(of: configuration)
         let outcome = try await FunnelProcess.run([
             "ingest", first.path, second.path, "--database-url", url, "--rejects", rejects,
             "--format", "json", "--quiet", "--migrations", TestDatabase.migrationsDirectory.path,

@@ -9,7 +9,7 @@ import Testing
 @Suite struct SimulateCommandTests {
     @Test func forecastsACandidateFromTheDatabase() async throws {
         let configuration = try await TestDatabase.migrated("simulate_cli")
-        let url = try TestDatabase.url(of: configuration)
+        let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("simulate")
         defer { try? FileManager.default.removeItem(at: folder) }
         let data = folder.appendingPathComponent("health.jsonl").path

@@ -14,7 +14,7 @@ struct CollectorFixture {
 
     static func start(_ name: String, _ serverArguments: [String] = []) async throws -> CollectorFixture {
         let configuration = try await TestDatabase.migrated(name)
-        let url = try TestDatabase.url(of: configuration)
+        let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder(name)
         let created = try await FunnelProcess.run(["keys", "create", "test app", "--database-url", url, "--quiet"])
         #expect(created.status == 0, "\(created.errors)")

@@ -42,15 +42,19 @@ final class FunnelProcess: @unchecked Sendable {
     private static func runBlocking(_ arguments: [String], executable: String) throws -> Outcome {
         let running = try FunnelProcess(arguments, executable: executable)
         // Read both pipes to their ends before waiting, so a full pipe cannot stall the child.
-        let errorData = Locked<Data?>(nil)
-        let reader = Thread { errorData.value = running.errors.fileHandleForReading.readDataToEndOfFile() }
+        let errorData = Locked(Data())
+        let errorsRead = DispatchSemaphore(value: 0)
+        let reader = Thread {
+            errorData.value = running.errors.fileHandleForReading.readDataToEndOfFile()
+            errorsRead.signal()
+        }
         reader.start()
         let out = running.output.fileHandleForReading.readDataToEndOfFile()
         running.process.waitUntilExit()
-        while errorData.value == nil { Thread.sleep(forTimeInterval: 0.01) }
+        errorsRead.wait()
         return Outcome(
             status: running.process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: errorData.value ?? Data(), as: UTF8.self))
+            errors: String(decoding: errorData.value, as: UTF8.self))
     }
 
     /// Starts `funnel serve ARGUMENTS --port 0` and returns once it prints the URL it listens on.
@@ -109,10 +113,11 @@ final class Locked<Value: Sendable>: @unchecked Sendable {
 }
 
 extension TestDatabase {
-    /// A libpq URL for `configuration`'s database on the test server, for `funnel --database-url`.
-    static func url(of configuration: PostgresConfiguration) throws -> String {
-        var components = try #require(URLComponents(string: try adminURL()))
-        components.path = "/" + (try #require(configuration.overrides["dbname"]))
-        return try #require(components.string)
+    /// One connection string for a child process (`funnel --database-url`, `recorder-bench`): the
+    /// server's URL with the test database's name as a URI parameter.
+    static func url(of configuration: PostgresConfiguration) -> String {
+        guard let database = configuration.overrides["dbname"] else { return configuration.connectionString }
+        return configuration.connectionString + (configuration.connectionString.contains("?") ? "&" : "?")
+            + "dbname=\(database)"
     }
 }
