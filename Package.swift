@@ -3,9 +3,14 @@ import PackageDescription
 
 let package = Package(
     name: "OnboardMetrics",
-    // macOS 14 for the collector's HTTP server (Hummingbird 2); the SDK itself needs no more than iOS 16.
-    platforms: [.macOS(.v14), .iOS(.v16)],
+    // macOS 14 for the collector's HTTP server (Hummingbird 2) and the SDK's Observation model; the SDK
+    // itself asks no more than iOS 16 (its observable model is marked iOS 17).
+    platforms: [.macOS(.v14), .iOS(.v16), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
+        // What an app links: flows, the navigator, events and their wire format, OnboardingSession,
+        // HTTPTransport with its outbox, assignment. Foundation only: no libpq, no server code.
+        .library(name: "OnboardMetricsSDK", targets: ["OnboardMetricsSDK"]),
+        // The server side: PostgreSQL, recorder, ingest, collector, analysis, simulation, rendering.
         .library(name: "OnboardMetrics", targets: ["OnboardMetrics"]),
         .executable(name: "funnel", targets: ["funnel"]),
     ],
@@ -21,9 +26,10 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        .target(name: "OnboardMetricsSDK"),
         .target(
             name: "OnboardMetrics",
-            dependencies: ["CPostgres"]
+            dependencies: ["OnboardMetricsSDK", "CPostgres"]
         ),
         .executableTarget(
             name: "funnel",
@@ -43,11 +49,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OnboardMetricsTests",
-            dependencies: ["OnboardMetrics"]
+            dependencies: ["OnboardMetrics", "OnboardMetricsSDK"]
         ),
         .testTarget(
             name: "DatabaseTests",
-            dependencies: ["OnboardMetrics"]
+            dependencies: ["OnboardMetrics", "OnboardMetricsSDK"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Ad-hoc funnel results equal an independent SQL computation on the same data (issue 5).
 ///

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct BinaryCopyTests {
     /// The row `index` of the round-trip table, computed so that reading it back can be checked.

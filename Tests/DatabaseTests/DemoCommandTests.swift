@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// `funnel demo` end to end on a throwaway database (a small data set), and its page rendered in
 /// headless Chromium.

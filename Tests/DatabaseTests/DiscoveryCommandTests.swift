@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// `funnel discovery` and `funnel conformance` end to end: generated spotlight sessions are
 /// ingested into a fresh database, then both commands run as a user would run them.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct EventRecorderTests {
     /// The recorder-bench executable, built beside funnel.

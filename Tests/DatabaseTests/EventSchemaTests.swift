@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct EventSchemaTests {
     /// A UUIDv7 whose timestamp is `date` (the rest of its bits fixed by `tail`).

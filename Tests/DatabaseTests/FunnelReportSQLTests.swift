@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// `FunnelReport` read from PostgreSQL equals scripts/bench/health-study-funnel.sql, an
 /// independent computation of the same funnel in one SQL statement, run through psql.

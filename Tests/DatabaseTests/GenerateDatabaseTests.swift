@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// `funnel generate --database`: the generator's events recorded through the event recorder.
 @Suite struct GenerateDatabaseTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// The SDK's `HTTPTransport` against the real collector (`funnel serve`) and PostgreSQL: an
 /// onboarding session's events land once; 413 makes it split and 429 makes it wait; events queued

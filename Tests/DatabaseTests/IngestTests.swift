@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct IngestTests {
     /// A JSONL file of good events with one line of every kind of bad one between them.

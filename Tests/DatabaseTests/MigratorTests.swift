@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct MigratorTests {
     /// A folder holding a copy of the project's migrations plus `extra` files.

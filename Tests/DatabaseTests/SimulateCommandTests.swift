@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// `funnel simulate` end to end: generated health-study sessions are ingested into a fresh
 /// database and a candidate without the `modules` step is forecast as a user would run it; a

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Hand-built event sequences for every ad-hoc funnel rule; expected values are worked out in the comments.
 @Suite struct AdHocFunnelTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Hashing and bucketing against GrowthBook's published SDK test cases.
 ///

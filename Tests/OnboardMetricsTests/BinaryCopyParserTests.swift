@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct BinaryCopyParserTests {
     /// A stream written by BinaryCopyWriter: three rows of (int4, text or NULL).

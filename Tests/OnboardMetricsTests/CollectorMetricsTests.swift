@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// `GET /metrics` in Prometheus's text format: counters and a cumulative latency histogram.
 @Suite struct CollectorMetricsTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct ColumnMappingTests {
     private let specifications = ["user_id=uid", "session_id=sid", "event=action", "occurred_at=ts", "step=screen"]

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct ConditionParserTests {
     static let context: [String: JSONValue] = [

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct ConformanceReportTests {
     static let flow = FlowDefinition(id: "t", version: 1) {

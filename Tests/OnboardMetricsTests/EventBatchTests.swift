@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// The collector's batch body: well-formed batches keep every event apart, so one bad event is
 /// rejected with its field named and the rest go on; a body that is not a batch is refused whole.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Experiment statistics against independently computed reference values. Each value's source is
 /// in the comment above it; "scipy" means SciPy 1.x run as `python3 -c "from scipy import stats; ..."`.

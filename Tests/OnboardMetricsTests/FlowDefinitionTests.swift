@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct FlowDefinitionTests {
     static let examplesDirectory = URL(fileURLWithPath: #filePath).deletingLastPathComponent()

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Hand-built sessions, one rule each; expected counts are worked out in the comments.
 @Suite struct FunnelReportTests {

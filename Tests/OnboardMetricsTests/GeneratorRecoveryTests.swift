@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Recovers the generator's known behaviour parameters from its data through `FunnelReport`:
 /// for every scenario, 200,000 sessions (generated as `--no-faults` does, in memory), grouped with

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct GeneratorTests {
     /// Tolerance for an observed share of `n` trials with true probability `p`: 4.5 binomial

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// The HTML reports for a fixed data set: charts present, a row per step, the numbers equal the
 /// JSON report's, text escaped, nothing fetched from the network.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Collects what a session records, in order (a sink, not a database stand-in).
 final class CollectingSink: EventSink, @unchecked Sendable {

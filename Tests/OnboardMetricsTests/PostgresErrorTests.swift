@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct PostgresErrorTests {
     @Test(arguments: [("08006", true), ("57P01", true), ("40001", true), ("23505", false), ("42P01", false)])

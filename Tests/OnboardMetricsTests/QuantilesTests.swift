@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct QuantilesTests {
     // Reference values from NumPy 2.4 (np.percentile, default linear method = Hyndman & Fan type 7).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// The token bucket worked by hand: 2 requests a second, bursts of 3.
 @Suite struct RateLimiterTests {

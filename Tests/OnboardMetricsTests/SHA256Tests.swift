@@ -1,6 +1,7 @@
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// SHA-256 against the examples of FIPS 180-2 (appendix B) and NIST's one-million-"a" vector.
 @Suite struct SHA256Tests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct SessionGrouperTests {
     static func event(_ kind: EventKind, _ time: Int64, seq: Int) -> RecordedEvent {

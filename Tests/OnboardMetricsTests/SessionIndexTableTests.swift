@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct SessionIndexTableTests {
     /// Random inserts and removals, checked step by step against Dictionary.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Hand-built sessions with round counts; every expected forecast is worked out by hand in the
 /// comments (probability mass pushed along each path), not taken from the code.

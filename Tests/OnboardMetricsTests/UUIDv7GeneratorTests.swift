@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 @Suite struct UUIDv7GeneratorTests {
     @Test func layoutFollowsRFC9562() {

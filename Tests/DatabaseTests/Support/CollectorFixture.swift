@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// A database, a key and a running server; `close()` stops it.
 struct CollectorFixture {

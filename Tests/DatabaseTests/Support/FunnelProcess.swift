@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// The built `funnel` executable (or another program), run as a user would: to the end, or as a
 /// server in the background.

@@ -1,6 +1,7 @@
 import Foundation
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// Deterministic events for database tests: `sessions` sessions of `perSession` events each.
 enum SampleEvents {

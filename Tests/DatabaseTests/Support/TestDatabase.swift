@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import OnboardMetrics
+@testable import OnboardMetricsSDK
 
 /// The throwaway PostgreSQL server `scripts/test.sh` starts, and a database of its own per suite.
 enum TestDatabase {

@@ -4,20 +4,20 @@ import Foundation
 ///
 /// Hand-written because `JSONDecoder` per line costs several microseconds and would make the
 /// parser, not PostgreSQL, the bottleneck of `funnel ingest`.
-struct JSONCursor {
+package struct JSONCursor {
     /// Deepest nesting accepted inside properties, so a hostile line cannot exhaust the stack.
     static let maximumDepth = 64
 
     let bytes: UnsafeBufferPointer<UInt8>
-    var index = 0
+    package var index = 0
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    package init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
     }
 
-    var atEnd: Bool { index >= bytes.count }
+    package var atEnd: Bool { index >= bytes.count }
 
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 32, 9, 10, 13: index += 1
@@ -27,25 +27,25 @@ struct JSONCursor {
     }
 
     /// The next byte after whitespace, not consumed.
-    mutating func peek() -> UInt8? {
+    package mutating func peek() -> UInt8? {
         skipWhitespace()
         return index < bytes.count ? bytes[index] : nil
     }
 
-    mutating func expect(_ byte: UInt8) throws {
+    package mutating func expect(_ byte: UInt8) throws {
         guard peek() == byte else { throw error("expected '\(Character(Unicode.Scalar(byte)))'") }
         index += 1
     }
 
     /// Consumes `byte` if it comes next.
-    mutating func consume(_ byte: UInt8) -> Bool {
+    package mutating func consume(_ byte: UInt8) -> Bool {
         guard peek() == byte else { return false }
         index += 1
         return true
     }
 
     /// Consumes the literal `null` if it comes next.
-    mutating func consumeNull() -> Bool {
+    package mutating func consumeNull() -> Bool {
         guard peek() == 110, index + 4 <= bytes.count, bytes[index + 1] == 117, bytes[index + 2] == 108,
             bytes[index + 3] == 108
         else { return false }
@@ -53,7 +53,7 @@ struct JSONCursor {
         return true
     }
 
-    func error(_ reason: String) -> EventValidationError {
+    package func error(_ reason: String) -> EventValidationError {
         EventValidationError(.malformed, field: "", reason: "invalid JSON at column \(index + 1): \(reason)")
     }
 
@@ -81,7 +81,7 @@ struct JSONCursor {
     }
 
     /// Reads a string value.
-    mutating func string() throws -> String {
+    package mutating func string() throws -> String {
         try expect(34)
         let start = index
         // Fast path: no escapes, so the bytes between the quotes are the string.
@@ -235,7 +235,7 @@ struct JSONCursor {
     }
 
     /// Steps over any JSON value, checking its syntax, without building it.
-    mutating func skipValue(depth: Int = 0) throws {
+    package mutating func skipValue(depth: Int = 0) throws {
         guard depth < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels") }
         switch peek() {
         case 34: try withRawString { _ in }
@@ -262,7 +262,7 @@ struct JSONCursor {
     }
 
     /// Reads an object.
-    mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
+    package mutating func object(depth: Int = 0) throws -> [String: JSONValue] {
         try expect(123)
         var object: [String: JSONValue] = [:]
         if consume(125) { return object }

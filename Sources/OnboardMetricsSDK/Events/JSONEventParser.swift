@@ -145,7 +145,7 @@ package struct JSONEventParser: Sendable {
     }
 
     /// A value quoted for a message, cut short so a huge value does not flood the rejects file.
-    static func quoted(_ text: String) -> String {
+    package static func quoted(_ text: String) -> String {
         let limit = 60
         return text.count <= limit ? "\"\(text)\"" : "\"\(text.prefix(limit))…\""
     }

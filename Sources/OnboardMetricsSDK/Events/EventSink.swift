@@ -6,5 +6,3 @@ public protocol EventSink: Sendable {
     /// - Throws: `EventValidationError` for an invalid event, or the sink's own error.
     func record(_ event: Event) throws
 }
-
-extension EventRecorder: EventSink {}

@@ -28,15 +28,15 @@ public struct FlowNavigator: Sendable {
         case abandoned
     }
 
-    struct Frame: Sendable, Hashable {
+    package struct Frame: Sendable, Hashable {
         var flow: FlowDefinition
         /// The current step; nil before the first step of this flow.
-        var index: Int?
+        package var index: Int?
         var viewed = false
         /// Whether the current step was completed or skipped.
         var done = false
         /// Indices of steps viewed before the current one, for `back()`.
-        var history: [Int] = []
+        package var history: [Int] = []
 
         init(_ flow: FlowDefinition) { self.flow = flow }
     }
@@ -46,7 +46,7 @@ public struct FlowNavigator: Sendable {
     /// The flow the session runs.
     public let flow: FlowDefinition
     let subFlows: [String: FlowDefinition]
-    var frames: [Frame]
+    package var frames: [Frame]
     /// Where the session is.
     public internal(set) var status: Status = .notStarted
 
@@ -72,7 +72,7 @@ public struct FlowNavigator: Sendable {
     }
 
     /// The id of the flow currently shown, without copying the definition.
-    var currentFlowID: String { frames.isEmpty ? flow.id : frames[frames.count - 1].flow.id }
+    package var currentFlowID: String { frames.isEmpty ? flow.id : frames[frames.count - 1].flow.id }
 
     /// Whether the flow completed or was abandoned.
     public var isFinished: Bool { status == .completed || status == .abandoned }
