@@ -12,6 +12,10 @@ let package = Package(
         .library(name: "OnboardMetricsSDK", targets: ["OnboardMetricsSDK"]),
         // The server side: PostgreSQL, recorder, ingest, collector, analysis, simulation, rendering.
         .library(name: "OnboardMetrics", targets: ["OnboardMetrics"]),
+        // For apps' tests: an in-memory sink to assert the exact events a flow records, a manual clock.
+        .library(name: "OnboardMetricsTesting", targets: ["OnboardMetricsTesting"]),
+        // For backends' tests: a throwaway PostgreSQL with the schema, for end-to-end report tests.
+        .library(name: "OnboardMetricsServerTesting", targets: ["OnboardMetricsServerTesting"]),
         .executable(name: "funnel", targets: ["funnel"]),
     ],
     dependencies: [
@@ -27,6 +31,8 @@ let package = Package(
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         .target(name: "OnboardMetricsSDK"),
+        .target(name: "OnboardMetricsTesting", dependencies: ["OnboardMetricsSDK"]),
+        .target(name: "OnboardMetricsServerTesting", dependencies: ["OnboardMetrics"]),
         .target(
             name: "OnboardMetrics",
             dependencies: ["OnboardMetricsSDK", "CPostgres"]
@@ -49,11 +55,11 @@ let package = Package(
         ),
         .testTarget(
             name: "OnboardMetricsTests",
-            dependencies: ["OnboardMetrics", "OnboardMetricsSDK"]
+            dependencies: ["OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting"]
         ),
         .testTarget(
             name: "DatabaseTests",
-            dependencies: ["OnboardMetrics", "OnboardMetricsSDK"]
+            dependencies: ["OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsServerTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

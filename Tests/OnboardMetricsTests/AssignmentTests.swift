@@ -1,4 +1,5 @@
 import Foundation
+import OnboardMetricsTesting
 import Testing
 
 @testable import OnboardMetrics
@@ -140,7 +141,7 @@ import Testing
 
     @Test func sessionStartAssignsAndRecordsExposures() throws {
         let flow = try OnboardingSessionTests.flow("health-study")
-        let sink = CollectingSink()
+        let sink = RecordingSink()
         let experiment = try ExperimentDefinition(key: "exp", variants: ["control", "treatment"], seed: "seed")
         let excluded = try ExperimentDefinition(key: "off", variants: ["control", "treatment"], coverage: 0)
         let session = try OnboardingSession.start(

@@ -57,9 +57,16 @@ import Testing
         #expect(Timestamp.milliseconds(parsed) == milliseconds)
     }
 
-    @Test(arguments: ["2026-13-01T00:00:00Z", "2026-01-05", "2026-01-05T00:00:00", "2026-01-05T00:00:00.Z", "x"])
+    @Test(arguments: ["2026-13-01T00:00:00Z", "2026-01-05", "2026-02-30T00:00:00Z", "2026-01-05T00:00:00.Z", "x"])
     func malformedTimestamps(text: String) {
         #expect(Timestamp.parse(text) == nil)
+    }
+
+    @Test func timestampsWithoutAZoneAreUTCAsEveryReaderReadsThem() throws {
+        // One timestamp reader: the format's, ingest's and the collector's agree.
+        let parsed = try #require(Timestamp.parse("2026-01-05T00:00:00"))
+        #expect(Timestamp.milliseconds(parsed) == 1_767_571_200_000)
+        #expect(TimestampParser().parse("2026-01-05T00:00:00") == parsed)
     }
 
     @Test func everyKindHasItsSnakeCaseName() {

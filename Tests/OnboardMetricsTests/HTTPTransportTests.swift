@@ -601,6 +601,61 @@ import Testing
         await transport.shutdown()
     }
 
+    @Test func recordNeverWaitsForAStalledDiskAndDropsTheOldestWhenTheBufferIsFull() async throws {
+        let path = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        // The worker stalls at its first disk write until released: the disk has stalled.
+        let gate = DispatchSemaphore(value: 0)
+        let stalled = Locked(true)
+        let poster = ScriptedPoster()
+        let observer = Observer()
+        let transport = try HTTPTransport(
+            configuration: Self.configuration(
+                folder: path, observer: observer,
+                edit: {
+                    $0.maximumBufferedEvents = 100
+                    $0.batchSize = 10
+                }),
+            poster: poster, random: { 0.5 }, retryDelay: { observer.delay($0) },
+            beforeDiskWrite: { if stalled.value { gate.wait() } })
+        let events = Self.events(5_000)
+        // Recorded on a thread of its own: were record() to wait for the disk, the test fails at the
+        // deadline below instead of hanging.
+        let done = DispatchSemaphore(value: 0)
+        let longest = Locked<TimeInterval>(0)
+        let failure = Locked<String?>(nil)
+        Thread {
+            for event in events {
+                let started = Date()
+                do { try transport.record(event) } catch { failure.value = "\(error)" }
+                let took = Date().timeIntervalSince(started)
+                if took > longest.value { longest.value = took }
+            }
+            done.signal()
+        }.start()
+        let finished = done.wait(timeout: .now() + 60) == .success
+        #expect(finished, "record() waited for the stalled disk")
+        #expect(failure.value == nil)
+        #expect(longest.value < 1, "the longest record() call took \(longest.value) s")
+        let stalledCounters = transport.counters
+        #expect(stalledCounters.recorded == 5_000)
+        #expect(stalledCounters.buffered == 100)
+        // What the worker took before it stalled is neither buffered nor dropped.
+        let taken = 5_000 - stalledCounters.buffered - stalledCounters.dropped
+        #expect(stalledCounters.dropped >= 4_000)
+        #expect(taken >= 1 && taken <= 100)
+
+        stalled.value = false
+        gate.signal()
+        #expect(await transport.flush())
+        let counters = await transport.shutdown()
+        #expect(counters.sent + counters.dropped == 5_000)
+        #expect(counters.sent == taken + 100)
+        // The newest 100 survive, after what the worker held when the disk stalled.
+        let sent = poster.requests.flatMap(\.events).map(\.seq)
+        #expect(sent.suffix(100) == Array(4_901...5_000))
+    }
+
     @Test func recordValidatesAndRefusesAfterShutdown() async throws {
         let path = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: path) }

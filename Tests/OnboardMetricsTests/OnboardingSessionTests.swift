@@ -1,19 +1,9 @@
 import Foundation
+import OnboardMetricsTesting
 import Testing
 
 @testable import OnboardMetrics
 @testable import OnboardMetricsSDK
-
-/// Collects what a session records, in order (a sink, not a database stand-in).
-final class CollectingSink: EventSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: [Event] = []
-    var events: [Event] { lock.withLock { stored } }
-    func record(_ event: Event) throws {
-        try EventValidator().validate(event, now: event.occurredAt)
-        lock.withLock { stored.append(event) }
-    }
-}
 
 @Suite struct OnboardingSessionTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -27,7 +17,7 @@ final class CollectingSink: EventSink, @unchecked Sendable {
     static let fixedClock: @Sendable () -> Date = { Date(timeIntervalSince1970: 1_790_000_000) }
 
     @Test func healthStudyWithoutHealthDataSkipsThatStepAndRecordsEveryMove() throws {
-        let sink = CollectingSink()
+        let sink = RecordingSink()
         let session = try OnboardingSession.start(
             flow: Self.flow("health-study"), user: "u1",
             context: ["healthDataAvailable": false, "notificationsAuthorized": false],
@@ -65,7 +55,7 @@ final class CollectingSink: EventSink, @unchecked Sendable {
     }
 
     @Test func illegalMovesThrowAndRecordNothing() throws {
-        let sink = CollectingSink()
+        let sink = RecordingSink()
         let session = try OnboardingSession.start(
             flow: Self.flow("health-study"), user: "u1", context: ["healthDataAvailable": true], sink: sink,
             clock: Self.fixedClock)
@@ -80,8 +70,27 @@ final class CollectingSink: EventSink, @unchecked Sendable {
         #expect(session.currentStep?.id == "welcome")
     }
 
+    @Test func aMoveWithOneInvalidEventRecordsNothingAndKeepsSeq() throws {
+        // next() from "a" records step_completed a (valid) and step_viewed of a step whose id is
+        // too long for the format (invalid): the move is refused whole.
+        let long = String(repeating: "s", count: EventValidator.maximumNameLength + 1)
+        let flow = FlowDefinition(
+            id: "atomic", version: 1, steps: [Step("a", jumps: ["c"]), Step(long), Step("c")])
+        let sink = RecordingSink()
+        let session = try OnboardingSession.start(flow: flow, user: "u1", sink: sink, clock: Self.fixedClock)
+        #expect(sink.transcript == ["session_started", "step_viewed a"])
+        let refused = #expect(throws: EventValidationError.self) { try session.next() }
+        #expect(refused?.field == "step_id")
+        #expect(sink.transcript == ["session_started", "step_viewed a"])
+        #expect(session.currentStep?.id == "a")
+        try session.goTo("c")
+        #expect(sink.transcript == ["session_started", "step_viewed a", "step_completed a", "step_viewed c"])
+        // No number was used up by the refused move.
+        #expect(sink.events.map(\.seq) == [1, 2, 3, 4])
+    }
+
     @Test func jumpAndBackFollowTheNavigator() throws {
-        let sink = CollectingSink()
+        let sink = RecordingSink()
         let session = try OnboardingSession.start(
             flow: Self.flow("health-study"), user: "u2", context: [:], sink: sink, clock: Self.fixedClock)
         try session.goTo("consent")
@@ -95,7 +104,7 @@ final class CollectingSink: EventSink, @unchecked Sendable {
 
     @Test func sessionsReplayWithoutDeviations() throws {
         // What a live session records replays as a legal run through the same navigator.
-        let sink = CollectingSink()
+        let sink = RecordingSink()
         let flow = try Self.flow("health-study")
         let context: [String: JSONValue] = ["healthDataAvailable": true, "notificationsAuthorized": true]
         let session = try OnboardingSession.start(

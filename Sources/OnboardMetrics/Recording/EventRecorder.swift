@@ -65,8 +65,8 @@ public final class EventRecorder: @unchecked Sendable {
         public var rejected = 0
     }
 
-    private let configuration: Configuration
-    private let validator = EventValidator()
+    let configuration: Configuration
+    let validator = EventValidator()
     private let store = EventStore()
     private let condition = NSCondition()
     private let spool: Spool?

@@ -12,9 +12,15 @@ extension Event {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Decodes one line of the JSONL format.
+    /// Decodes one line of the JSONL format with ``JSONEventParser``, the reader every part shares.
+    /// - Throws: `EventValidationError` naming the field.
     public static func decode(jsonLine: some StringProtocol) throws -> Event {
-        try JSONDecoder().decode(Event.self, from: Data(jsonLine.utf8))
+        try decode(jsonBytes: Array(jsonLine.utf8))
+    }
+
+    /// Decodes one event of the JSONL format from its UTF-8 bytes (no newline).
+    package static func decode(jsonBytes: [UInt8]) throws -> Event {
+        try jsonBytes.withUnsafeBufferPointer { try JSONEventParser().parse($0) }
     }
 
     /// Appends the JSONL form of the event (without newline) to `bytes`.

@@ -62,60 +62,10 @@ package enum Timestamp {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Parses `YYYY-MM-DDTHH:MM:SS[.fff...](Z|±HH:MM)`; nil when the text is not of that form.
+    /// Parses a timestamp with ``TimestampParser`` (the one timestamp reader; zone-less forms are
+    /// UTC); nil when the text is not a timestamp.
     package static func parse(_ text: String) -> Date? {
-        let b = Array(text.utf8)
-        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"),
-            b[10] == UInt8(ascii: "T") || b[10] == UInt8(ascii: " "), b[13] == UInt8(ascii: ":"),
-            b[16] == UInt8(ascii: ":"),
-            let year = number(b, 0, 4), let month = number(b, 5, 2), let day = number(b, 8, 2),
-            let hour = number(b, 11, 2), let minute = number(b, 14, 2), let second = number(b, 17, 2),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var index = 19
-        var millis: Int64 = 0
-        if b[index] == UInt8(ascii: ".") {
-            index += 1
-            var scale: Int64 = 100
-            let start = index
-            while index < b.count, let digit = digit(b[index]) {
-                millis += digit * scale
-                scale /= 10
-                index += 1
-            }
-            guard index > start else { return nil }
-        }
-        guard index < b.count else { return nil }
-        var offsetMinutes: Int64 = 0
-        switch b[index] {
-        case UInt8(ascii: "Z"):
-            index += 1
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            guard b.count == index + 6, let oh = number(b, index + 1, 2), let om = number(b, index + 4, 2) else {
-                return nil
-            }
-            offsetMinutes = (oh * 60 + om) * (b[index] == UInt8(ascii: "-") ? -1 : 1)
-            index += 6
-        default:
-            return nil
-        }
-        guard index == b.count else { return nil }
-        let days = daysFromCivil(year: year, month: month, day: day)
-        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
-        return date(milliseconds: seconds * 1000 + millis)
-    }
-
-    private static func digit(_ byte: UInt8) -> Int64? {
-        byte >= 48 && byte <= 57 ? Int64(byte - 48) : nil
-    }
-
-    private static func number(_ bytes: [UInt8], _ start: Int, _ count: Int) -> Int64? {
-        var value: Int64 = 0
-        for index in start..<(start + count) {
-            guard index < bytes.count, let digit = digit(bytes[index]) else { return nil }
-            value = value * 10 + digit
-        }
-        return value
+        TimestampParser().parse(text)
     }
 
     // Howard Hinnant's days-from-civil algorithms: exact for the proleptic Gregorian calendar.

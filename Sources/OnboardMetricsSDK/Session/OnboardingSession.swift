@@ -7,6 +7,10 @@ import Foundation
 /// driven from the main actor. An illegal move (skipping a step that is not skippable, going to
 /// an undeclared step) throws `FlowError` and records nothing. The type is safe to share between
 /// threads; moves are applied one at a time in the order they are made.
+///
+/// Sendable by a lock rather than an actor so that moves stay synchronous on the app's main thread
+/// (an actor would make every button tap `await`); `Mutex` would need iOS 18. Every stored
+/// property that changes is read and written only inside `lock`.
 public final class OnboardingSession: @unchecked Sendable {
     /// The session's id (random, version 4).
     public let sessionID: UUID
@@ -72,9 +76,17 @@ public final class OnboardingSession: @unchecked Sendable {
     }
 
     /// The step on screen, `nil` once the flow finished.
-    public var currentStep: Step? { lock.withLock { navigator.currentStep } }
+    public var currentStep: Step? { lock.withLock { navigator.isFinished ? nil : navigator.currentStep } }
     /// Running, completed or abandoned.
     public var status: FlowNavigator.Status { lock.withLock { navigator.status } }
+    /// How far the session is through the flow on screen.
+    public var progress: FlowNavigator.Progress { lock.withLock { navigator.progress } }
+    /// Whether ``skip()`` is allowed now.
+    public var canSkip: Bool { lock.withLock { navigator.canSkip } }
+    /// Whether ``back()`` is allowed now.
+    public var canGoBack: Bool { lock.withLock { navigator.canGoBack } }
+    /// The navigator's state, read in one step (what ``OnboardingModel`` publishes after a move).
+    public var navigatorSnapshot: FlowNavigator { lock.withLock { navigator } }
 
     /// Completes the current step and shows the next one whose condition holds.
     public func next() throws { try move { try $0.next() } }
@@ -121,22 +133,31 @@ public final class OnboardingSession: @unchecked Sendable {
     /// The user left onboarding at the current step.
     public func abandon() throws { try move { try $0.abandon() } }
 
-    /// Applies a navigator move and records its events; nothing is recorded when the move throws.
+    /// Applies a navigator move and records its events. A move is atomic: its events go to the
+    /// sink together (``EventSink/record(contentsOf:)`` validates all before recording any), so a
+    /// move that throws records nothing and leaves the position and `seq` unchanged.
     private func move(_ transition: (inout FlowNavigator) throws -> [EventDraft]) throws {
         try lock.withLock {
             var next = navigator
             let drafts = try transition(&next)
             let now = clock()
+            var nextSeq = seq
+            var nextIDs = ids
+            var nextRandom = random
             var events: [Event] = []
+            events.reserveCapacity(drafts.count)
             for draft in drafts {
-                seq += 1
+                nextSeq += 1
                 events.append(
                     Event(
-                        draft, eventID: ids.next(at: now, using: &random), sessionID: sessionID, userID: userID,
-                        seq: seq, occurredAt: now))
+                        draft, eventID: nextIDs.next(at: now, using: &nextRandom), sessionID: sessionID,
+                        userID: userID, seq: nextSeq, occurredAt: now))
             }
-            for event in events { try sink.record(event) }
+            if !events.isEmpty { try sink.record(contentsOf: events) }
             navigator = next
+            seq = nextSeq
+            ids = nextIDs
+            random = nextRandom
         }
     }
 }

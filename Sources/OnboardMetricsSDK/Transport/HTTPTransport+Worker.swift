@@ -34,7 +34,7 @@ extension HTTPTransport {
             if shouldPersist(now) {
                 let events = buffer
                 buffer = []
-                condition.broadcast()  // room for record() calls waiting on a full buffer
+                condition.broadcast()
                 condition.unlock()
                 persist(events)
                 condition.lock()
@@ -101,6 +101,7 @@ extension HTTPTransport {
 
     /// Appends events to the disk queue; on failure keeps them in memory and retries in a second.
     private func persist(_ events: [Event], last: Bool = false) {
+        beforeDiskWrite()
         do {
             let dropped = try outbox.append(events)
             condition.lock()

@@ -47,6 +47,9 @@ public final class HTTPTransport: @unchecked Sendable {
         /// Longest retry delay, in seconds, and the delay after `401`/`403`. Default 300: a fleet of
         /// phones with a revoked key should not hammer the collector.
         public var maximumBackoff: TimeInterval = 300
+        /// Events held in memory waiting for the disk at most; past it the oldest are dropped and
+        /// counted, so ``HTTPTransport/record(_:)`` never waits. Default: ten batches, at least 1,000.
+        public var maximumBufferedEvents: Int?
         /// Seconds a request may go without progress before it fails (and is retried). Default 30.
         public var requestTimeout: TimeInterval = 30
         /// The clock that stamps `sent_at`, validates events and reads `Retry-After` dates.
@@ -99,11 +102,14 @@ public final class HTTPTransport: @unchecked Sendable {
     let random: @Sendable () -> Double
     /// Maps each retry delay chosen to the delay waited (identity; tests record and shorten it).
     let retryDelay: @Sendable (TimeInterval) -> TimeInterval
+    /// Runs on the worker thread before each write to the on-disk queue (nothing; a test holds it
+    /// to stand for a disk that has stalled).
+    let beforeDiskWrite: @Sendable () -> Void
     let validator = EventValidator()
     let condition = NSCondition()
     /// Longest an event waits in memory before it is written to disk.
     let persistDelay: TimeInterval
-    /// Events held in memory at most; ``record(_:)`` waits for the disk write beyond.
+    /// Events held in memory at most; ``record(_:)`` drops the oldest beyond (it never waits).
     let maximumBufferedEvents: Int
 
     // Guarded by `condition`. Positions count events through the queue in order: `enqueued` is
@@ -152,17 +158,20 @@ public final class HTTPTransport: @unchecked Sendable {
     /// - Parameters:
     ///   - random: uniform numbers in 0...1 for the backoff's jitter.
     ///   - retryDelay: maps each retry delay the transport chose to the delay it waits.
+    ///   - beforeDiskWrite: runs on the worker thread before each write to the on-disk queue.
     package init(
         configuration: Configuration, poster: any BatchPoster,
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        retryDelay: @escaping @Sendable (TimeInterval) -> TimeInterval = { $0 }
+        retryDelay: @escaping @Sendable (TimeInterval) -> TimeInterval = { $0 },
+        beforeDiskWrite: @escaping @Sendable () -> Void = {}
     ) throws {
         self.configuration = configuration
         self.poster = poster
         self.random = random
         self.retryDelay = retryDelay
+        self.beforeDiskWrite = beforeDiskWrite
         persistDelay = max(0, min(configuration.flushInterval, 1))
-        maximumBufferedEvents = max(1_000, 10 * configuration.batchSize)
+        maximumBufferedEvents = max(1, configuration.maximumBufferedEvents ?? max(1_000, 10 * configuration.batchSize))
         let spool = try Spool(
             directory: configuration.queueDirectory, capacityBytes: max(1, configuration.maximumQueueBytes),
             log: configuration.log)
@@ -179,38 +188,51 @@ public final class HTTPTransport: @unchecked Sendable {
         return snapshot()
     }
 
-    /// Accepts an event for sending. Returns at once: it never waits for the network (only, when
-    /// events arrive faster than the disk takes them, for the next write to the queue).
+    /// Accepts an event for sending. Returns at once, whatever the network or the disk do: the
+    /// event waits in a bounded memory buffer that the worker thread writes to the on-disk queue;
+    /// when the buffer is full (the disk is slower than the app, or failing) the oldest buffered
+    /// event is dropped and counted in ``Counters/dropped`` — the caller never waits.
     /// - Throws: `EventValidationError` when the event is invalid (counted as rejected), or
     ///   `RecorderError` `.shutDown` after ``shutdown()``.
     public func record(_ event: Event) throws {
-        do {
-            try validator.validate(event, now: configuration.clock())
-        } catch {
-            condition.lock()
-            counts.rejected += 1
-            condition.unlock()
-            throw error
+        try record(contentsOf: [event])
+    }
+
+    /// Accepts the events of one move together: all, or none when one is invalid (each invalid
+    /// one is counted as rejected) or the transport is shut down. Returns at once, as ``record(_:)``.
+    public func record(contentsOf events: [Event]) throws {
+        let now = configuration.clock()
+        var firstError: (any Error)?
+        var invalid = 0
+        for event in events {
+            do {
+                try validator.validate(event, now: now)
+            } catch {
+                invalid += 1
+                if firstError == nil { firstError = error }
+            }
         }
         condition.lock()
         defer { condition.unlock() }
+        if let firstError {
+            counts.rejected += invalid
+            throw firstError
+        }
         guard !closing else { throw RecorderError(.shutDown, "the transport was shut down") }
-        while buffer.count >= maximumBufferedEvents, !diskFailing, !stopped {
-            condition.broadcast()
-            condition.wait()
-        }
-        if buffer.count >= maximumBufferedEvents {
-            // The disk cannot take events: keep the newest, as the disk queue's cap does.
-            buffer.removeFirst()
-            counts.dropped += 1
-            removed += 1
-        }
         if buffer.isEmpty { bufferSince = Date() }
-        buffer.append(event)
-        enqueued += 1
-        counts.recorded += 1
+        buffer.append(contentsOf: events)
+        enqueued += events.count
+        counts.recorded += events.count
+        let excess = buffer.count - maximumBufferedEvents
+        if excess > 0 {
+            // Keep the newest, as the disk queue's cap does: the app's thread must not wait for the disk.
+            buffer.removeFirst(excess)
+            counts.dropped += excess
+            removed += excess
+            releaseFlushWaiters()
+        }
         // Wake the worker to schedule the disk write, and at once when a batch is complete.
-        if buffer.count == 1 || buffer.count >= configuration.batchSize { condition.broadcast() }
+        if buffer.count == events.count || buffer.count >= configuration.batchSize { condition.broadcast() }
     }
 
     /// Sends everything waiting, including what an earlier transport left on disk.

@@ -108,7 +108,7 @@ package final class Spool {
                 offset += written
             }
         }
-        guard fsync(activeDescriptor) == 0 else {
+        guard Self.syncToStorage(activeDescriptor) else {
             throw RecorderError(.spool, "syncing the spool failed: \(String(cString: strerror(errno)))")
         }
         activeSize += record.count

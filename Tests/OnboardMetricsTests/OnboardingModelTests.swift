@@ -1,0 +1,75 @@
+import Foundation
+import Observation
+import OnboardMetricsSDK
+import OnboardMetricsTesting
+import Testing
+
+/// The observable model a SwiftUI view binds to, driven without UI.
+@MainActor
+@Suite struct OnboardingModelTests {
+    static let flow = FlowDefinition(
+        id: "welcome-tour", version: 1,
+        steps: [
+            Step("welcome"),
+            Step("health-data", when: "healthDataAvailable"),
+            Step("notifications", skippable: true),
+            Step("account"),
+        ])
+
+    @Test func theModelPublishesPositionSkippabilityAndProgress() throws {
+        let sink = RecordingSink()
+        let model = try OnboardingModel(
+            flow: Self.flow, user: "u1", context: ["healthDataAvailable": false], sink: sink)
+        #expect(model.currentStep?.id == "welcome")
+        #expect(model.progress == FlowNavigator.Progress(total: 3, done: 0))
+        #expect(!model.canSkip)
+        #expect(!model.canGoBack)
+
+        model.next()
+        // health-data does not apply: notifications, which may be skipped.
+        #expect(model.currentStep?.id == "notifications")
+        #expect(model.canSkip)
+        #expect(model.canGoBack)
+        #expect(model.progress.done == 1)
+
+        model.skip()
+        #expect(model.currentStep?.id == "account")
+        #expect(model.progress.fraction == 2.0 / 3.0)
+        model.complete()
+        #expect(model.isCompleted)
+        #expect(model.currentStep == nil)
+        #expect(model.progress.fraction == 1)
+        #expect(
+            sink.transcript == [
+                "session_started", "step_viewed welcome", "step_completed welcome", "step_viewed notifications",
+                "step_skipped notifications", "step_viewed account", "step_completed account", "flow_completed",
+            ])
+    }
+
+    @Test func aRefusedMoveIsKeptInLastErrorAndChangesNothing() throws {
+        let sink = RecordingSink()
+        let model = try OnboardingModel(flow: Self.flow, user: "u2", context: [:], sink: sink)
+        let before = sink.events.count
+        model.skip()  // welcome is not skippable
+        #expect((model.lastError as? FlowError)?.code == .notSkippable)
+        #expect(model.currentStep?.id == "welcome")
+        #expect(sink.events.count == before)
+        model.next()
+        #expect(model.lastError == nil)
+    }
+
+    @Test func viewsReadingTheStepAreToldWhenAMoveChangesIt() throws {
+        let model = try OnboardingModel(flow: Self.flow, user: "u3", sink: RecordingSink())
+        let changed = Locked(false)
+        // What SwiftUI does for a view's body: track the properties it reads.
+        withObservationTracking {
+            _ = model.currentStep
+        } onChange: {
+            changed.value = true
+        }
+        model.highlightShown("nothing-declared")  // refused: no highlight declared, step unchanged
+        #expect(!changed.value)
+        model.next()
+        #expect(changed.value)
+    }
+}
