@@ -73,7 +73,8 @@ import Testing
         }
 
         mutating func event() -> Event {
-            let kind = EventKind.allCases.randomElement(using: &random)!
+            let kinds = EventKind.allCases
+            let kind = kinds[kinds.index(kinds.startIndex, offsetBy: int(0...(kinds.count - 1)))]
             return Event(
                 eventID: uuid(), sessionID: uuid(), userID: name(), seq: int(0...Int(Int32.max)), kind: kind,
                 flowID: bool() ? name() : nil, flowVersion: bool() ? int(0...Int(Int32.max)) : nil,
