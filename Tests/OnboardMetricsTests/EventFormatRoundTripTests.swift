@@ -21,8 +21,10 @@ import Testing
         mutating func bool() -> Bool { Bool.random(using: &random) }
 
         mutating func string(maximum: Int = 12) -> String {
-            String(
-                (0..<int(0...maximum)).map { _ in EventFormatRoundTripTests.alphabet.randomElement(using: &random)! })
+            let alphabet = EventFormatRoundTripTests.alphabet
+            var text = ""
+            for _ in 0..<int(0...maximum) { text.append(alphabet[int(0...(alphabet.count - 1))]) }
+            return text
         }
 
         mutating func name() -> String {
