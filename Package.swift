@@ -59,7 +59,7 @@ let package = Package(
         ),
         .testTarget(
             name: "DatabaseTests",
-            dependencies: ["OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsServerTesting"]
+            dependencies: ["OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting", "OnboardMetricsServerTesting"]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -7,6 +7,9 @@ cd "$(dirname "$0")/.."
 
 swift build --build-tests
 bin="$(swift build --show-bin-path)"
+# The example app package depends on the SDK product alone; a database test runs it against `funnel serve`.
+(cd examples/onboarding-app && swift build --quiet)
+example_bin="$(cd examples/onboarding-app && swift build --show-bin-path)"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-test.XXXXXX")"
 chmod 755 "$work"  # the server may run as the postgres user, which must reach the folder
@@ -21,6 +24,7 @@ unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVI
 export ONBOARDMETRICS_TEST_DATABASE_URL="$("$bin/funnel" db start --data-dir "$work/postgres")"
 export ONBOARDMETRICS_TEST_WORK_DIR="$work"
 export ONBOARDMETRICS_FUNNEL="$bin/funnel"
+export ONBOARDMETRICS_SDK_EXAMPLE="$example_bin/OnboardingApp"
 echo "test database: $ONBOARDMETRICS_TEST_DATABASE_URL" >&2
 
 swift test --skip-build "$@"
