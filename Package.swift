@@ -23,6 +23,8 @@ let package = Package(
         // No default traits: the collector needs neither swift-configuration nor the full Foundation extras.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // `swift package generate-documentation` for the DocC catalogs (a plugin: not linked into anything).
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
         .systemLibrary(
@@ -59,7 +61,9 @@ let package = Package(
         ),
         .testTarget(
             name: "DatabaseTests",
-            dependencies: ["OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting", "OnboardMetricsServerTesting"]
+            dependencies: [
+                "OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting", "OnboardMetricsServerTesting",
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

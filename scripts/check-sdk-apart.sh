@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves the SDK product builds apart from the server side: in a copy of the tree whose libpq
-# header is an #error, `swift build --product OnboardMetricsSDK` must succeed (so nothing in the
+# header is an #error, `swift build --target OnboardMetricsSDK` must succeed (an automatic library product cannot be built alone with --product) (so nothing in the
 # SDK's closure includes libpq); the manifest must give the SDK and its testing product no
 # dependency but each other (no Hummingbird, argument-parser, server target); and no SDK source may
 # spawn processes (unavailable on iOS). Prints what it checked; exits non-zero on the first failure.
@@ -37,8 +37,8 @@ echo "check-sdk-apart: no process spawning in the SDK"
 git ls-files -z | (cd "$root" && xargs -0 tar cf -) | tar xf - -C "$copy"
 printf '#error "libpq is not available to the SDK: something in its closure includes CPostgres"\n' \
     > "$copy/Sources/CPostgres/shim.h"
-(cd "$copy" && swift build --product OnboardMetricsSDK --scratch-path "$copy/.build-sdk" 2>&1 | tail -3)
-(cd "$copy" && swift build --product OnboardMetricsTesting --scratch-path "$copy/.build-sdk" 2>&1 | tail -1)
+(cd "$copy" && swift build --target OnboardMetricsSDK --scratch-path "$copy/.build-sdk" 2>&1 | tail -3)
+(cd "$copy" && swift build --target OnboardMetricsTesting --scratch-path "$copy/.build-sdk" 2>&1 | tail -1)
 # The same copy must fail to build the server library: the check can tell.
 if (cd "$copy" && swift build --target OnboardMetrics --scratch-path "$copy/.build-sdk" >/dev/null 2>&1); then
     echo "check-sdk-apart: the server library built without libpq; the #error did not take effect" >&2

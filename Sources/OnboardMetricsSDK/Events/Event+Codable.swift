@@ -1,7 +1,7 @@
 import Foundation
 
 /// `Codable` for events nested in an app's own types. It is an adapter over the one event format,
-/// not a second reading of it: decoding goes through ``JSONEventParser`` (the parser ingest, the
+/// not a second reading of it: decoding goes through `JSONEventParser` (the parser ingest, the
 /// collector and the outbox use: unknown keys refused, the same timestamp forms) and encoding
 /// through ``Event/jsonLine``.
 extension Event: Codable {

@@ -12,7 +12,7 @@ extension Event {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Decodes one line of the JSONL format with ``JSONEventParser``, the reader every part shares.
+    /// Decodes one line of the JSONL format with `JSONEventParser`, the reader every part shares.
     /// - Throws: `EventValidationError` naming the field.
     public static func decode(jsonLine: some StringProtocol) throws -> Event {
         try decode(jsonBytes: Array(jsonLine.utf8))

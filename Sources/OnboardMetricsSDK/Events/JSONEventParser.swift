@@ -5,7 +5,7 @@ import Foundation
 ///
 /// The keys are the `Event` coding keys. A key outside the format is refused (a typo such as
 /// `"step"` for `"step_id"` would otherwise lose data silently). Optional keys may be absent or
-/// `null`. Timestamps may be any form ``TimestampParser`` reads; ones without a zone are in its
+/// `null`. Timestamps may be any form `TimestampParser` reads; ones without a zone are in its
 /// time zone (UTC unless set).
 package struct JSONEventParser: Sendable {
     /// How timestamps are read.

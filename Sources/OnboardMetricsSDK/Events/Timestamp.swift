@@ -62,7 +62,7 @@ package enum Timestamp {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Parses a timestamp with ``TimestampParser`` (the one timestamp reader; zone-less forms are
+    /// Parses a timestamp with `TimestampParser` (the one timestamp reader; zone-less forms are
     /// UTC); nil when the text is not a timestamp.
     package static func parse(_ text: String) -> Date? {
         TimestampParser().parse(text)

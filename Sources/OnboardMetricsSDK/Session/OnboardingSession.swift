@@ -36,7 +36,7 @@ public final class OnboardingSession: @unchecked Sendable {
     ///   - context: attributes known at start (`platform`, `appVersion`, `healthDataAvailable`, ...).
     ///   - variants: experiment key → variant already assigned to this user (see the experiments
     ///     issue's `Assignment`); one `experiment_exposure` is recorded per entry.
-    ///   - sink: where events go, usually an ``EventRecorder``.
+    ///   - sink: where events go, usually an `EventRecorder`.
     ///   - clock: the time source for `occurred_at`.
     ///   - random: randomness for the session and event ids.
     /// - Throws: `FlowError` when the flow cannot start, `EventValidationError` for invalid input.

@@ -96,7 +96,8 @@ public final class HTTPTransport: @unchecked Sendable {
         public var buffered = 0
     }
 
-    let configuration: Configuration
+    /// How the transport was set up (its queue folder, for instance).
+    public let configuration: Configuration
     let poster: any BatchPoster
     /// Uniform in 0...1, for the backoff's jitter.
     let random: @Sendable () -> Double
