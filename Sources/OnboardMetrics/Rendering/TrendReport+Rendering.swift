@@ -28,6 +28,15 @@ extension TrendReport {
         return TextTable(header: header, rows: rows, numericColumns: numeric)
     }
 
+    /// The periods without the step columns: period, counts, completion and interval, note.
+    public var summaryTable: TextTable {
+        let full = table
+        let keep = full.header.count - steps.count
+        return TextTable(
+            header: Array(full.header.prefix(keep)), rows: full.rows.map { Array($0.prefix(keep)) },
+            numericColumns: full.numericColumns.filter { $0 < keep })
+    }
+
     /// A title line: flow, period length, window, report end.
     public var title: String {
         "Trend \(flowID) v\(flowVersion) by \(interval.rawValue)"
