@@ -12,7 +12,8 @@ struct DemoCommand: AsyncParsableCommand {
             Migrates the database (the embedded cluster when none is configured), stores the example \
             flows, generates --sessions sessions across the scenarios of examples/flows with a fixed \
             seed and records their events through the SDK's EventRecorder, then prints the \
-            health-study funnel, the feature-discovery summary, the consent-copy experiment and a \
+            health-study funnel and its completion per day, the feature-discovery summary, the \
+            consent-copy experiment and a \
             forecast of the flow without its modules screen (funnel simulate), and writes an HTML \
             report (all of them and conformance) to --output. A second run finds the demo data (the last \
             session of every scenario) and skips recording.
@@ -78,6 +79,8 @@ struct DemoCommand: AsyncParsableCommand {
         let reports = try await DemoReports.build(configuration: configuration, quiet: quiet)
         console.print(try reports.funnel.rendered(.text))
         console.print("")
+        console.print(reports.trend.title + "\n\n" + reports.trend.summaryTable.text)
+        console.print("")
         console.print(try reports.discovery.rendered(.text))
         console.print("")
         console.print(try reports.experiment.rendered(.text))
@@ -86,7 +89,10 @@ struct DemoCommand: AsyncParsableCommand {
         let page = HTMLDocument(
             title: "OnboardMetrics demo report",
             subtitle: "\(plan.total) synthetic sessions across \(Self.shares.count) scenarios (seed \(seed)).",
-            sections: [reports.funnel, reports.discovery, reports.experiment, reports.forecast, reports.conformance])
+            sections: [
+                reports.funnel, reports.trend, reports.discovery, reports.experiment, reports.forecast,
+                reports.conformance,
+            ])
         try HTMLOutputOptions.write(page.render(), to: outputFile)
         console.status("wrote \(outputFile)" + String(format: " (%.1f s in all)", Date().timeIntervalSince(started)))
     }

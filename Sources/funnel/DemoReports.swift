@@ -1,8 +1,8 @@
 import Foundation
 import OnboardMetrics
 
-/// The reports `funnel demo` prints and writes: the health-study funnel, conformance, experiment
-/// and a forecast of a shorter flow, and feature discovery.
+/// The reports `funnel demo` prints and writes: the health-study funnel, its trend per day,
+/// conformance, experiment and a forecast of a shorter flow, and feature discovery.
 struct DemoReports: Sendable {
     var funnel: FunnelReport
     var discovery: DiscoveryReport
@@ -11,6 +11,8 @@ struct DemoReports: Sendable {
     var experiment: ExperimentReport
     /// What removing the health study's modules screen would do, forecast from its sessions.
     var forecast: SimulationReport
+    /// The health-study completion rate per day of session start.
+    var trend: TrendReport
 
     /// The forecast's candidate: the health-study flow without its `modules` step.
     static var withoutModules: FlowDefinition {
@@ -36,7 +38,11 @@ struct DemoReports: Sendable {
             try discoveryOptions.reader.read(on: connection, progress: progress.update) { session in
                 if let id = session.flowID, flows.contains(id) { sessions.append(session) }
             }
-            let funnel = FunnelReport.build(flow: flow, sessions: sessions, options: FunnelOptions(), now: Date())
+            let now = Date()
+            let funnel = FunnelReport.build(flow: flow, sessions: sessions, options: FunnelOptions(), now: now)
+            var trendOptions = TrendOptions()
+            trendOptions.interval = .day
+            let trend = TrendReport.build(flow: flow, sessions: sessions, options: trendOptions, now: now)
             let discovery = DiscoveryReport.build(sessions: sessions, options: discoveryOptions)
             let conformance = ConformanceReport.build(flow: flow, catalog: catalog, sessions: sessions)
             var experimentOptions = ExperimentOptions(key: "consent-copy")
@@ -48,7 +54,7 @@ struct DemoReports: Sendable {
             let forecast = try SimulationReport.build(options: simulation, sessions: sessions, now: Date())
             return DemoReports(
                 funnel: funnel, discovery: discovery, conformance: conformance, experiment: experiment,
-                forecast: forecast)
+                forecast: forecast, trend: trend)
         }
     }
 }

@@ -22,10 +22,18 @@ struct ExperimentCommand: AsyncParsableCommand {
             exposed units against the stored weights (equal without a stored experiment) flags a sample \
             ratio mismatch below p = 0.001.
 
+            --sequential: always-valid inference for looking at a running experiment as often as you \
+            like (GrowthBook's sequential testing): the mixture SPRT / normal-mixture confidence \
+            sequence of Waudby-Smith et al. (2023) for the absolute difference, tuned by --tuning N* \
+            (default 5000 units in all: the interval is tightest there, valid everywhere). The \
+            intervals are wider than fixed-horizon ones; the chance that one ever excludes the true \
+            difference, over any number of looks, is at most alpha.
+
             Examples:
               funnel experiment consent-copy --metric step:consent
               funnel experiment consent-copy --metric completion --metric step:consent --engine bayesian
               funnel experiment consent-copy --flow examples/flows/health-study.json --format json
+              funnel experiment consent-copy --metric step:consent --sequential --tuning 20000
             """)
 
     @Argument(help: "The experiment key.")
@@ -45,6 +53,15 @@ struct ExperimentCommand: AsyncParsableCommand {
 
     @Option(help: "Conversion window after the exposure, e.g. 7d, 12h.")
     var window = "7d"
+
+    @Flag(
+        help: ArgumentHelp(
+            "Sequential testing: always-valid intervals and p-values (mixture SPRT), safe to look at any time.",
+            discussion: "Holm's adjustment and the verdict then use the always-valid p-values."))
+    var sequential = false
+
+    @Option(help: "N* of --sequential: the total units at which its interval is tightest (GrowthBook's default).")
+    var tuning = MixtureSequentialTest.defaultTuning
 
     @OptionGroup var flow: FlowOptions
     @OptionGroup var range: TimeRangeOptions
@@ -66,6 +83,9 @@ struct ExperimentCommand: AsyncParsableCommand {
         guard mde > 0, mde < 1 else { throw ValidationError("--mde must be between 0 and 1 (e.g. 0.02)") }
         options.mde = mde
         options.engine = engine
+        guard tuning > 0, tuning.isFinite else { throw ValidationError("--tuning must be a positive number of units") }
+        options.sequential = sequential
+        options.sequentialTuning = tuning
         options.unit = per
         do {
             options.window = try DurationText.parse(window)

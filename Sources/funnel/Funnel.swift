@@ -17,6 +17,8 @@ struct Funnel: AsyncParsableCommand {
             IngestCommand.self,
             GenerateCommand.self,
             ReportCommand.self,
+            TrendsCommand.self,
+            CompareCommand.self,
             ConformanceCommand.self,
             DiscoveryCommand.self,
             AssignCommand.self,

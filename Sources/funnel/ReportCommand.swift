@@ -20,7 +20,11 @@ struct ReportCommand: AsyncParsableCommand {
             step id, or an event of that kind; KIND:VALUE pins the kind (feature_used:share). \
             --order ordered allows other events between steps, strict allows none, any takes the \
             steps in any order. Each step-1 occurrence starts a chain; the furthest step reached \
-            within --window wins; timestamp ties go by step index.
+            within --window wins. Timestamp ties follow PostHog: events at one instant that match \
+            different steps are expanded into one entry per matched step and taken in step order, \
+            each event filling at most one step of a chain, and events matching no step drop out \
+            of such a tie (they do not break a strict chain); so a user whose ten steps, over four \
+            event names, all happen at one instant converts through all ten.
 
             Examples:
               funnel report --flow examples/flows/health-study.json

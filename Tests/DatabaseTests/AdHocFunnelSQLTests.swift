@@ -7,9 +7,11 @@ import Testing
 /// Ad-hoc funnel results equal an independent SQL computation on the same data (issue 5).
 ///
 /// The SQL is written from the rules, not from the Swift algorithm: ordered takes, for every
-/// step-1 occurrence, the earliest next step after it within the window (a subquery per step);
-/// strict looks at the events right after each step-1 occurrence (`lead`); any order counts
-/// distinct steps among the events in the window after each matched event (a self-join).
+/// step-1 occurrence, the earliest next step after it within the window (a subquery per step;
+/// events in (time, step, seq) order, which is PostHog's expansion of ties when each event
+/// matches one step, as here); strict follows chains from instant to instant (a recursive
+/// query); any order counts distinct steps among the events in the window after each matched
+/// event (a self-join).
 @Suite struct AdHocFunnelSQLTests {
     static let steps = ["a", "b", "c", "d"]
     static let window: TimeInterval = 1_800
@@ -110,25 +112,41 @@ import Testing
             """ + countsByDepth
     }
 
-    /// Strict: the events right after a step-1 occurrence must be steps 2, 3, 4 in turn, within the window.
+    /// Strict, by PostHog's tie rule (issue 18): a unit's events are grouped into instants (equal
+    /// times), each instant a set of matched steps (empty when its events match none). A chain
+    /// starts at an instant holding step 1 and runs through the consecutive steps 1..m the instant
+    /// holds; the next instant must hold the chain's next step (then it runs on through that
+    /// instant's consecutive steps) and lie within the window of the start, else the chain ends.
+    /// The old reference walked single events with `lead` (ties ordered by step, unmatched events
+    /// first), so an unmatched event or a repeated step tied with the next step broke the chain;
+    /// PostHog expands a tie into its matched steps, which this recursive query follows.
     static func strictSQL(unit: String) -> String {
         rankedEvents(unit: unit) + """
-            , following AS (
-                SELECT unit, step, t,
-                       lead(step, 1) OVER w AS n1, lead(t, 1) OVER w AS t1,
-                       lead(step, 2) OVER w AS n2, lead(t, 2) OVER w AS t2,
-                       lead(step, 3) OVER w AS n3, lead(t, 3) OVER w AS t3
-                FROM ranked WINDOW w AS (PARTITION BY unit ORDER BY pos)
+            , instants AS (
+                SELECT unit, t, ARRAY[bool_or(step = 1), bool_or(step = 2), bool_or(step = 3), bool_or(step = 4)] AS f,
+                       row_number() OVER (PARTITION BY unit ORDER BY t) AS ipos
+                FROM matched GROUP BY unit, t
+            ), runs AS (
+                -- rK: the last step of the run of consecutive steps K+1, K+2, ... the instant holds (K when it lacks K+1).
+                SELECT i.*,
+                       (SELECT min(m) - 1 FROM generate_series(1, 5) m WHERE m = 5 OR NOT i.f[m]) AS r0,
+                       (SELECT min(m) - 1 FROM generate_series(2, 5) m WHERE m = 5 OR NOT i.f[m]) AS r1,
+                       (SELECT min(m) - 1 FROM generate_series(3, 5) m WHERE m = 5 OR NOT i.f[m]) AS r2,
+                       (SELECT min(m) - 1 FROM generate_series(4, 5) m WHERE m = 5 OR NOT i.f[m]) AS r3
+                FROM instants i
+            ), chains AS (
+                WITH RECURSIVE chain(unit, start_t, ipos, depth) AS (
+                    SELECT unit, t, ipos, r0 FROM runs WHERE r0 >= 1
+                    UNION ALL
+                    SELECT c.unit, c.start_t, r.ipos,
+                           CASE c.depth WHEN 1 THEN r.r1 WHEN 2 THEN r.r2 ELSE r.r3 END
+                    FROM chain c JOIN runs r ON r.unit = c.unit AND r.ipos = c.ipos + 1
+                         AND r.t <= c.start_t + make_interval(secs => $2)
+                    WHERE c.depth < 4 AND CASE c.depth WHEN 1 THEN r.r1 WHEN 2 THEN r.r2 ELSE r.r3 END > c.depth
+                )
+                SELECT * FROM chain
             ), depths AS (
-                SELECT unit, max(CASE
-                    WHEN n1 = 2 AND t1 <= t + make_interval(secs => $2)
-                         AND n2 = 3 AND t2 <= t + make_interval(secs => $2)
-                         AND n3 = 4 AND t3 <= t + make_interval(secs => $2) THEN 4
-                    WHEN n1 = 2 AND t1 <= t + make_interval(secs => $2)
-                         AND n2 = 3 AND t2 <= t + make_interval(secs => $2) THEN 3
-                    WHEN n1 = 2 AND t1 <= t + make_interval(secs => $2) THEN 2
-                    ELSE 1 END) AS depth
-                FROM following WHERE step = 1 GROUP BY unit
+                SELECT unit, max(depth) AS depth FROM chains GROUP BY unit
             )
             """ + countsByDepth
     }

@@ -18,6 +18,7 @@ import Testing
         let first = try await FunnelProcess.run(arguments)
         #expect(first.status == 0, "\(first.output + first.errors)")
         #expect(first.output.contains("Funnel health-study v1"))
+        #expect(first.output.contains("Trend health-study v1 by day"))
         #expect(first.output.contains("Feature discovery"))
         #expect(first.output.contains("Forecast of health-study v2"))
         #expect(first.output.contains("back-test"))
@@ -25,7 +26,8 @@ import Testing
         #expect(events > 10_000)
         let html = try String(contentsOfFile: page, encoding: .utf8)
         for section in [
-            "funnel-health-study", "discovery", "experiment-consent-copy", "forecast-health-study",
+            "funnel-health-study", "trend-health-study", "discovery", "experiment-consent-copy",
+            "forecast-health-study",
             "conformance-health-study",
         ] {
             #expect(html.contains("<section id=\"\(section)\""), "\(section)")

@@ -83,6 +83,55 @@ import Testing
         #expect(bad.status != 0)
     }
 
+    /// `--sequential`: always-valid intervals (wider than the fixed-horizon ones), p-values that
+    /// Holm then adjusts, and the method, its tuning and "any" number of looks in the report.
+    @Test func sequentialReportsAlwaysValidResults() async throws {
+        let configuration = try await TestDatabase.migrated("experiment_sequential_cli")
+        let url = TestDatabase.url(of: configuration)
+        let folder = try TestDatabase.temporaryFolder("experiment-sequential")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let data = folder.appendingPathComponent("health.jsonl").path
+        let generated = try await FunnelProcess.run([
+            "generate", "--scenario", "health-study", "--sessions", "6000", "--seed", "12", "--effect=-0.10",
+            "--out", data, "--workers", "1",
+        ])
+        #expect(generated.status == 0)
+        #expect(try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"]).status == 0)
+
+        let run = try await FunnelProcess.run([
+            "experiment", "consent-copy", "--metric", "step:consent", "--sequential", "--tuning", "4000", "--format",
+            "json", "--database-url", url, "--quiet",
+        ])
+        #expect(run.status == 0, "\(run.errors)")
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let sequential = try #require(report["sequential"] as? [String: Any])
+        #expect(sequential["looks"] as? String == "any")
+        #expect(sequential["tuning"] as? Double == 4000)
+        #expect((sequential["method"] as? String)?.contains("mixture SPRT") == true)
+        // ρ = √((−2 ln 0.05 + ln(−2 ln 0.05 + 1)) / 4000), by hand: √(7.93615 / 4000) = 0.0445425.
+        #expect(abs((sequential["rho"] as? Double ?? 0) - 0.0445425) < 1e-6)
+        let metric = try #require((report["metrics"] as? [[String: Any]])?.first)
+        let comparison = try #require((metric["comparisons"] as? [[String: Any]])?.first)
+        let always = try #require(comparison["sequential_interval"] as? [String: Double])
+        let fixed = try #require(comparison["absolute_interval"] as? [String: Double])
+        #expect(try #require(always["lower"]) < (fixed["lower"] ?? 0))
+        #expect(try #require(always["upper"]) > (fixed["upper"] ?? 0))
+        let p = try #require(comparison["sequential_p_value"] as? Double)
+        #expect(p >= (comparison["p_value"] as? Double ?? 1))
+        // One comparison: Holm leaves the always-valid p-value as it is.
+        #expect(comparison["adjusted_p_value"] as? Double == p)
+        // The treatment's known effect is large enough to show even sequentially.
+        #expect(try #require(always["lower"]) > 0)
+        #expect(comparison["significant"] as? Bool == true)
+
+        let text = try await FunnelProcess.run([
+            "experiment", "consent-copy", "--metric", "step:consent", "--sequential", "--database-url", url, "--quiet",
+        ])
+        #expect(text.output.contains("always-valid 95% CI"))
+        #expect(text.output.contains("looks tolerated: any"))
+        #expect(text.output.contains("N* = 5000"))
+    }
+
     @Test func storeRoundTripAndStickyAssignments() async throws {
         let configuration = try await TestDatabase.migrated("experiment_store")
         let experiment = try ExperimentDefinition(

@@ -53,15 +53,47 @@ import Testing
         #expect(try Self.funnel("a,b,c").furthestStep(events: Self.events("a@0 x@1 b@2 c@3")).depth == 3)
     }
 
-    @Test func strictCountsNonCustomEventsAndSortsUnmatchedFirstOnTies() throws {
+    @Test func strictCountsNonCustomEventsAndDropsUnmatchedEventsFromMixedTies() throws {
         let strict = try Self.funnel("a,b", .strict)
         // A session_started between breaks the chain like any other event.
         var between = Self.events("a@0 b@2")
         between.insert(RecordedEvent(kind: .sessionStarted, time: 1_000_000, seq: 9), at: 1)
         #expect(strict.furthestStep(events: between).depth == 1)
-        // b and x at the same instant, b first by seq: the unmatched x sorts first (rank -1), so it
-        // sits between a and b and breaks the chain (ClickHouse's order).
-        #expect(strict.furthestStep(events: Self.events("a@0 b@5 x@5")).depth == 1)
+        // b and x at the same instant: PostHog expands the tie into its matched steps, so the
+        // unmatched x leaves it and does not come between a and b, whatever the seq order.
+        #expect(strict.furthestStep(events: Self.events("a@0 b@5 x@5")).depth == 2)
+        #expect(strict.furthestStep(events: Self.events("a@0 x@5 b@5")).depth == 2)
+        // An unmatched event alone at its instant still breaks the chain.
+        #expect(strict.furthestStep(events: Self.events("a@0 x@4 b@5")).depth == 1)
+    }
+
+    @Test func tenStepsOverFourNamesAtOneInstantConvertThroughAllTen() throws {
+        // PostHog's case: steps reuse four names; the user did each step once, all at t = 5.
+        // Expanded, the tie holds a for steps 1, 5, 9, b for 2, 6, 10, c for 3, 7, d for 4, 8; in
+        // step order each step finds an event the chain has not used yet: depth 10.
+        let names = "a,b,c,d,a,b,c,d,a,b"
+        let tied = Self.events(names.split(separator: ",").map { "\($0)@5" }.joined(separator: " "))
+        for order in [AdHocFunnel.Order.ordered, .strict] {
+            let reach = try Self.funnel(names, order).furthestStep(events: tied)
+            #expect(reach == .init(depth: 10, times: Self.micro(Array(repeating: 5, count: 10))), "\(order)")
+        }
+        // Logged in reverse order, the same.
+        let reversed = Self.events(names.split(separator: ",").reversed().map { "\($0)@5" }.joined(separator: " "))
+        #expect(try Self.funnel(names).furthestStep(events: reversed).depth == 10)
+        // Only as many steps as there are events: three events a, b, c at one instant fill a, b, c
+        // and not the later a (each event fills at most one step of a chain).
+        #expect(try Self.funnel(names).furthestStep(events: Self.events("c@5 b@5 a@5")).depth == 3)
+    }
+
+    @Test func oneEventMatchingSeveralStepsInATieFillsOneOfThem() throws {
+        // Steps a, b, a: the tie {a, b} expands to a→1, b→2, a→3; the a entry for step 3 is the
+        // event the chain used for step 1, so the chain stops at 2. A second a later completes it.
+        let funnel = try Self.funnel("a,b,a")
+        #expect(funnel.furthestStep(events: Self.events("a@0 b@0")).depth == 2)
+        #expect(
+            funnel.furthestStep(events: Self.events("a@0 b@0 a@1")) == .init(depth: 3, times: Self.micro([0, 0, 1])))
+        // Two a's and a b at one instant: a₁→1, a₂ (step 1 already started at this instant), b→2, a₂→3.
+        #expect(funnel.furthestStep(events: Self.events("a@0 a@0 b@0")).depth == 3)
     }
 
     @Test func anyOrderCountsDistinctStepsWithinOneWindow() throws {

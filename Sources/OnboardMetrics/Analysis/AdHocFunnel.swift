@@ -13,10 +13,14 @@ import Foundation
 /// Names are compared exactly (case-sensitive). One event may match several steps; it still fills
 /// at most one step of a chain.
 ///
-/// **Event order.** A unit's events are processed by (skew-corrected time, rank, seq), where rank is
-/// the lowest index of the steps the event matches, and -1 for an event matching none: ties on
-/// time are ordered by step index, and (as in ClickHouse) an unmatched event sorts before matched
-/// ones at the same instant. Across sessions of a user, `seq` ties keep the sessions' start order.
+/// **Event order.** A unit's events are processed by (skew-corrected time, seq); events that share
+/// a time form a tie group, taken as PostHog's funnels take it: when they all match the same
+/// steps, one after another; otherwise each event is expanded into one entry per step it matches,
+/// the entries are taken in step order, an entry cannot extend a chain that already holds its
+/// event, and events matching no step drop out of the group (so they do not break a strict chain
+/// either). Ten steps over four event names, all logged at one instant, thus convert through all
+/// ten. Across sessions of a user, `seq` ties keep the sessions' start order. (Any order is not
+/// affected: it counts distinct steps within a window.)
 ///
 /// **Chains** (PostHog's and ClickHouse `windowFunnel`'s rules). Each occurrence of step 1 starts a
 /// chain; an event matching step k+1 extends a chain that has reached step k if it comes no later

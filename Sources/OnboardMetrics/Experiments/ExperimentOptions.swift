@@ -84,6 +84,12 @@ public struct ExperimentOptions: Sendable, Hashable {
     /// first name in order) is the control and equal shares are expected.
     public var experiment: ExperimentDefinition?
 
+    /// Sequential testing: intervals and p-values that stay valid however often the results are
+    /// looked at (``MixtureSequentialTest``); Holm's adjustment and `significant` then use them.
+    public var sequential = false
+    /// N* of the sequential test: the total units at which its interval is tightest.
+    public var sequentialTuning = MixtureSequentialTest.defaultTuning
+
     /// Options for an experiment key.
     public init(key: String) { self.key = key }
 

@@ -11,7 +11,9 @@ extension ExperimentReport {
         header +=
             bayesian
             ? ["rel. diff", "chance to beat control", "expected loss", "risk of control"]
-            : ["\(percent)% CI", "rel. diff", "\(percent)% CI", "p-value", "Holm p-value"]
+            : sequential != nil
+                ? ["always-valid \(percent)% CI", "rel. diff", "\(percent)% CI", "always-valid p", "Holm p-value"]
+                : ["\(percent)% CI", "rel. diff", "\(percent)% CI", "p-value", "Holm p-value"]
         header.append("units/arm still needed")
         var rows: [[String]] = []
         for result in metrics {
@@ -29,10 +31,13 @@ extension ExperimentReport {
                         Self.points(comparison?.expectedLoss), Self.points(comparison?.expectedLossOfControl),
                     ]
                 } else {
+                    let sequential = self.sequential != nil
                     line += [
-                        Self.signedInterval(comparison?.absoluteInterval),
+                        Self.signedInterval(
+                            sequential ? comparison?.sequentialInterval : comparison?.absoluteInterval),
                         Self.relative(comparison?.relativeDifference),
-                        Self.signedInterval(comparison?.relativeInterval), Self.pValue(comparison?.pValue),
+                        Self.signedInterval(comparison?.relativeInterval),
+                        Self.pValue(sequential ? comparison?.sequentialPValue : comparison?.pValue),
                         Self.pValue(comparison?.adjustedPValue) + (comparison?.significant == true ? " *" : ""),
                     ]
                 }
@@ -71,6 +76,11 @@ extension ExperimentReport {
             "units/arm still needed: to detect ±\(Self.points(mde)) from control's rate at α = \(alpha), \(percent)% power."
         if engine == .frequentist {
             text += " Holm-adjusted over \(comparisons) comparison(s); * = below α."
+            if let sequential {
+                text +=
+                    " Sequential: \(sequential.method); tuned for N* = \(Int(sequential.tuning)) units "
+                    + String(format: "(ρ = %.5f)", sequential.rho) + "; looks tolerated: \(sequential.looks)."
+            }
         } else {
             text += " Beta(1, 1) priors; chance to beat control by a normal approximation."
         }

@@ -63,6 +63,22 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
         public var requiredUnitsPerArm: Int?
         /// Required minus the smaller of the two arms, at least 0.
         public var additionalUnitsPerArm: Int?
+        /// With sequential testing: the always-valid (1 − alpha) interval of p_V − p_C.
+        public var sequentialInterval: ConfidenceInterval?
+        /// With sequential testing: the always-valid p-value (what Holm then adjusts).
+        public var sequentialPValue: Double?
+    }
+
+    /// How the sequential results were computed.
+    public struct Sequential: Sendable, Hashable, Codable {
+        /// The method, in words.
+        public var method: String
+        /// N*, the total units the boundary is tuned for.
+        public var tuning: Double
+        /// The mixture's ρ.
+        public var rho: Double
+        /// How many looks the intervals and p-values tolerate: "any".
+        public var looks: String
     }
 
     /// The figures of one metric.
@@ -109,6 +125,8 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     /// Comparisons in Holm's family (variants − 1) × metrics.
     public var comparisons: Int
     public var metrics: [MetricResult]
+    /// Set with sequential testing: the method and its tuning.
+    public var sequential: Sequential? = nil
 }
 
 extension ExperimentReport {
@@ -165,10 +183,13 @@ extension ExperimentReport {
         for (m, result) in metrics.enumerated() {
             for (c, comparison) in result.comparisons.enumerated() {
                 family.append((m, c))
-                pValues.append(comparison.pValue ?? 1)
+                pValues.append((options.sequential ? comparison.sequentialPValue : comparison.pValue) ?? 1)
             }
         }
-        for ((m, c), adjusted) in zip(family, Holm.adjust(pValues)) where metrics[m].comparisons[c].pValue != nil {
+        let tested = { (m: Int, c: Int) in
+            (options.sequential ? metrics[m].comparisons[c].sequentialPValue : metrics[m].comparisons[c].pValue) != nil
+        }
+        for ((m, c), adjusted) in zip(family, Holm.adjust(pValues)) where tested(m, c) {
             metrics[m].comparisons[c].adjustedPValue = adjusted
             metrics[m].comparisons[c].significant = adjusted < options.alpha
         }
@@ -183,8 +204,19 @@ extension ExperimentReport {
             sampleRatio: SampleRatio(
                 observed: observed, expectedShares: shares, statistic: fit?.statistic, pValue: fit?.pValue,
                 mismatch: (fit?.pValue ?? 1) < sampleRatioThreshold, threshold: sampleRatioThreshold),
-            comparisons: family.count, metrics: metrics)
+            comparisons: family.count, metrics: metrics,
+            sequential: options.sequential
+                ? Sequential(
+                    method: Self.sequentialMethod, tuning: options.sequentialTuning,
+                    rho: MixtureSequentialTest.rho(alpha: options.alpha, tuning: options.sequentialTuning),
+                    looks: "any")
+                : nil)
     }
+
+    /// The sequential method in words, as reports state it.
+    public static let sequentialMethod =
+        "mixture SPRT (normal mixture, asymptotic confidence sequence of Waudby-Smith et al. 2023, as GrowthBook): "
+        + "always-valid intervals and p-values for the absolute difference, valid at any number of looks"
 
     /// The stored order (control first) plus any other variant seen; without a definition,
     /// "control" first if seen, else the first name in order.
@@ -235,6 +267,14 @@ extension ExperimentReport {
         {
             result.z = test.z
             result.pValue = test.pValue
+        }
+        if options.sequential,
+            let test = MixtureSequentialTest(
+                successes1: control.conversions, trials1: control.units, successes2: variant.conversions,
+                trials2: variant.units, alpha: options.alpha, tuning: options.sequentialTuning)
+        {
+            result.sequentialInterval = test.interval
+            result.sequentialPValue = test.pValue
         }
         if let posterior = BetaDistribution.posterior(successes: variant.conversions, trials: variant.units),
             let baseline = BetaDistribution.posterior(successes: control.conversions, trials: control.units)

@@ -53,15 +53,22 @@ extension ExperimentReport: HTMLReportSection {
     }
 
     private var htmlSubtitle: String {
-        "\(units) \(unit.rawValue)s, control \(control), \(engine.rawValue) engine; Holm-adjusted across "
+        var text =
+            "\(units) \(unit.rawValue)s, control \(control), \(engine.rawValue) engine; Holm-adjusted across "
             + "\(comparisons) comparisons; minimum detectable effect \(Self.points(mde))."
+        if let sequential {
+            text +=
+                " Sequential: \(sequential.method); N* = \(Int(sequential.tuning)); looks tolerated: \(sequential.looks)."
+        }
+        return text
     }
 
     private func comparisonTable(_ metric: MetricResult, percent: Int) -> HTMLTable {
         HTMLTable(
             caption: "\(metric.metric): versus \(control)",
             header: [
-                "variant", "difference", "\(percent)% CI", "relative", "p (Holm)", "significant", "chance to beat",
+                "variant", "difference", (sequential == nil ? "" : "always-valid ") + "\(percent)% CI", "relative",
+                "p (Holm)", "significant", "chance to beat",
                 "units per arm still needed",
             ],
             rows: metric.comparisons.map { row in
@@ -70,7 +77,8 @@ extension ExperimentReport: HTMLReportSection {
                     cells: [
                         HTMLTable.Cell(row.variant),
                         HTMLTable.Cell(Self.points(row.absoluteDifference), value: HTML.exact(row.absoluteDifference)),
-                        HTMLTable.Cell(DiscoveryReport.interval(row.absoluteInterval)),
+                        HTMLTable.Cell(
+                            DiscoveryReport.interval(sequential == nil ? row.absoluteInterval : row.sequentialInterval)),
                         .percent(row.relativeDifference),
                         HTMLTable.Cell(Self.probability(row.adjustedPValue), value: HTML.exact(row.adjustedPValue)),
                         HTMLTable.Cell(row.significant ? "yes" : "no"), .percent(row.chanceToBeatControl),

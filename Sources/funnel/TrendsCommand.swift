@@ -1,0 +1,82 @@
+import ArgumentParser
+import Foundation
+import OnboardMetrics
+
+/// `funnel trends`: a flow's completion and step conversion per day, week or month.
+struct TrendsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "trends",
+        abstract: "A flow's completion rate (with its Wilson interval) and step conversion per day, week or month.",
+        discussion: """
+            Sessions are counted in the period they started in (UTC days, ISO weeks from Monday, or \
+            calendar months) and replayed as `funnel report` replays them: completion is completed \
+            among sessions no longer in progress, a step's conversion is viewed among the sessions \
+            it applied to. A period where more than half of the sessions are still in progress is \
+            marked "mostly in progress": its rates are provisional, not a drop. --by draws one line \
+            per value of a context attribute (or variant:EXPERIMENT). --format html writes a line \
+            chart with the intervals as bands.
+
+            Examples:
+              funnel trends --flow health-study --interval day
+              funnel trends --flow examples/flows/health-study.json --interval week --by platform --format json
+              funnel trends --flow health-study --interval month --format html --output trends.html
+            """)
+
+    @OptionGroup var flow: FlowOptions
+
+    @Option(help: "Period length: day, week (ISO, from Monday) or month; UTC.")
+    var interval: TrendInterval = .week
+
+    @Option(
+        name: .customLong("by"),
+        help: "One series per value of a context attribute (e.g. platform) or variant:EXPERIMENT.")
+    var breakdown: String?
+
+    @OptionGroup var range: TimeRangeOptions
+
+    @Option(help: "Conversion window after a session's start, e.g. 7d, 12h.")
+    var window = "7d"
+
+    @Option(help: "Inactivity after which a session without completion has dropped, e.g. 30m.")
+    var inactivity = "30m"
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var output: HTMLOutputOptions
+
+    func validate() throws {
+        guard flow.flow != nil else { throw ValidationError("pass --flow FILE|ID") }
+        _ = try makeOptions()
+    }
+
+    private func makeOptions() throws -> TrendOptions {
+        var options = TrendOptions()
+        options.interval = interval
+        options.funnel.window = try ReportCommand.seconds(window, option: "--window")
+        options.funnel.inactivity = try ReportCommand.seconds(inactivity, option: "--inactivity")
+        options.funnel.since = try range.sinceDate
+        options.funnel.until = try range.untilDate
+        options.funnel.breakdown = breakdown
+        return options
+    }
+
+    func run() async throws {
+        let options = try makeOptions()
+        let console = output.console
+        let configuration = try await database.resolve(console: console)
+        let (definition, _) = try await flow.load(configuration: configuration)
+        let reader = SessionReader(
+            since: options.funnel.since,
+            until: options.funnel.until.map { $0.addingTimeInterval(options.funnel.window) },
+            closeAfter: options.funnel.window + options.funnel.inactivity,
+            closeFinishedAfter: options.funnel.inactivity)
+        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
+            connection, progress in
+            try TrendReport.build(
+                flow: definition, reader: reader, connection: connection, options: options, now: Date(),
+                progress: progress.update)
+        }
+        try output.emit(rendered: report.rendered, html: report.html)
+    }
+}
+
+extension TrendInterval: ExpressibleByArgument {}
