@@ -133,11 +133,14 @@ public struct EventIngester: Sendable {
         let connection = try PostgresConnection(configuration: configuration)
         defer { connection.close() }
         let store = EventStore()
-        var partitions = PartitionCoverage()
+        var partitions = PartitionPlanner()
+        partitions.markKnown(try store.partitionMonths(on: connection))
         var results: [Int: EventStore.WriteResult] = [:]
         while let batch = handoff.take() {
-            if let range = partitions.missing(for: batch.events) {
-                try store.ensurePartitions(from: range.lowerBound, to: range.upperBound, on: connection)
+            let missing = partitions.monthsToCreate(for: batch.events, now: Date())
+            if !missing.isEmpty {
+                try store.ensurePartitions(months: missing, on: connection)
+                partitions.markKnown(missing)
             }
             let result = try store.write(batch.events, on: connection, receivedAt: Date())
             var sum = results[batch.file] ?? EventStore.WriteResult(inserted: 0, duplicates: 0)
