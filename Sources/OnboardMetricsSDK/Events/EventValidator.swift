@@ -49,6 +49,7 @@ public struct EventValidator: Sendable {
         try checkTime(event.occurredAt, field: "occurred_at", now: now)
         try checkIDTime(event)
         try event.sentAt.map { try checkTime($0, field: "sent_at", now: now) }
+        try event.receivedAt.map { try checkTime($0, field: "received_at", now: now) }
         try checkProperties(event.properties, path: "properties")
         var json: [UInt8] = []
         JSONWriter.appendObject(event.properties, to: &json)
