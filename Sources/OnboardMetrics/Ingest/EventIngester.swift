@@ -94,13 +94,13 @@ public struct EventIngester: Sendable {
         }
         let total = sizes.reduce(0, +)
         let timestamps = TimestampParser(timeZone: options.timeZone)
-        let shared = try options.rejectsPath.map { try RejectsFile(path: $0) }
+        let shared = try options.rejectsPath.map { try RejectsFile(path: $0, inputs: paths) }
         var files: [IngestSummary.File] = []
         var done = 0
         var linesBefore = 0
         for (index, path) in paths.enumerated() {
             let format = options.format(of: path)
-            let rejects = try shared ?? RejectsFile(path: path + ".rejects")
+            let rejects = try shared ?? RejectsFile(path: path + ".rejects", inputs: paths)
             let parser = EventFileParser(
                 path: path, format: format, mapping: options.mapping, timestamps: timestamps, now: now,
                 batchSize: options.batchSize)
