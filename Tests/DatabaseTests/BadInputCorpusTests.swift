@@ -102,7 +102,8 @@ import Testing
                         .utf8
                 )
                 .map { $0 == 1 ? 0xFF : $0 }, "user_id: invalid JSON"),
-            Bad(bytes: [0xEF, 0xBB, 0xBF] + Array(Self.event(template) { _ in }.utf8), "invalid JSON"),  // a BOM mid-file
+            // A byte order mark in the middle of the file.
+            Bad(bytes: [0xEF, 0xBB, 0xBF] + Array(Self.event(template) { _ in }.utf8), "invalid JSON"),
             Bad(Self.line(template) { $0 = $0.replacingOccurrences(of: id, with: farID) }, "event_id"),
             Bad(Self.event(template) { $0.receivedAt = Date(timeIntervalSince1970: -62_135_596_800) }, "received_at"),
             Bad(Self.event(template) { $0.receivedAt = Date(timeIntervalSince1970: 253_402_300_799) }, "received_at"),
