@@ -8,8 +8,9 @@ struct FlowOptions: ParsableArguments {
         name: .customLong("flow"),
         help: ArgumentHelp(
             "A flow definition (JSON file), or the id of a flow stored in the database.",
-            discussion: "With a file, the other flows in its folder are the sub-flows hand-offs may enter "
-                + "(e.g. examples/flows/). With an id, the newest stored version is used."))
+            discussion: "With a file that hands off to sub-flows, the other flows in its folder are the sub-flows "
+                + "(e.g. examples/flows/); an error in one of them stops the command. With an id, the newest "
+                + "stored version is used."))
     var flow: String?
 
     /// The flow and the catalog of flows it may hand off to.
@@ -25,6 +26,10 @@ struct FlowOptions: ParsableArguments {
                 var located = error
                 located.path = "\(url.lastPathComponent): \(error.path ?? "$")"
                 throw located
+            }
+            // A flow without hand-offs needs no other flow: the files beside it are not read.
+            guard definition.steps.contains(where: { $0.handOff != nil }) else {
+                return (definition, try FlowCatalog([definition]))
             }
             // The folder's other flows are the sub-flows it may hand off to: an error in one of
             // them is reported as it is, with its file, rather than as a missing hand-off target.
