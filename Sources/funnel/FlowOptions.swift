@@ -8,8 +8,9 @@ struct FlowOptions: ParsableArguments {
         name: .customLong("flow"),
         help: ArgumentHelp(
             "A flow definition (JSON file), or the id of a flow stored in the database.",
-            discussion: "With a file, the other flows in its folder are the sub-flows hand-offs may enter "
-                + "(e.g. examples/flows/). With an id, the newest stored version is used."))
+            discussion: "With a file that hands off to sub-flows, the other flows in its folder are the sub-flows "
+                + "(e.g. examples/flows/); an error in one of them stops the command. With an id, the newest "
+                + "stored version is used."))
     var flow: String?
 
     /// The flow and the catalog of flows it may hand off to.
@@ -18,11 +19,21 @@ struct FlowOptions: ParsableArguments {
         guard let flow else { throw ValidationError("pass --flow FILE|ID") }
         if FileManager.default.fileExists(atPath: flow) {
             let url = URL(fileURLWithPath: flow)
-            let definition = try FlowDefinition.decode(from: try Data(contentsOf: url))
-            if let siblings = try? FlowCatalog.load(directory: url.deletingLastPathComponent()) {
-                return (definition, siblings)
+            let definition: FlowDefinition
+            do {
+                definition = try FlowDefinition.decode(from: try Data(contentsOf: url))
+            } catch let error as FlowError {
+                var located = error
+                located.path = "\(url.lastPathComponent): \(error.path ?? "$")"
+                throw located
             }
-            return (definition, try FlowCatalog([definition]))
+            // A flow without hand-offs needs no other flow: the files beside it are not read.
+            guard definition.steps.contains(where: { $0.handOff != nil }) else {
+                return (definition, try FlowCatalog([definition]))
+            }
+            // The folder's other flows are the sub-flows it may hand off to: an error in one of
+            // them is reported as it is, with its file, rather than as a missing hand-off target.
+            return (definition, try FlowCatalog.load(directory: url.deletingLastPathComponent()))
         }
         let stored = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
@@ -51,6 +62,13 @@ struct TimeRangeOptions: ParsableArguments {
     var until: String?
 
     var sinceDate: Date? { get throws { try since.map { try Self.parse($0, option: "--since") } } }
+
+    func validate() throws {
+        if let since = try sinceDate, let until = try untilDate, since >= until {
+            throw ValidationError(
+                "--since \(self.since ?? "") is not before --until \(self.until ?? ""): the range is empty")
+        }
+    }
     var untilDate: Date? { get throws { try until.map { try Self.parse($0, option: "--until") } } }
 
     static func parse(_ text: String, option: String) throws -> Date {

@@ -35,8 +35,10 @@ struct IngestCommand: AsyncParsableCommand {
             YYYY-MM-DD HH:MM:SS[.fff]; without a zone, in --timezone (default UTC).
 
             Each bad line is reported as FILE:LINE: reason on stderr (the first 20; all with -v) and \
-            written to the rejects file (default FILE.rejects beside each input; an old one is removed first) as a \
-            `# FILE:LINE: reason` line followed by the line itself. Good lines always land, in transactions of \
+            written to the rejects file (default FILE.rejects beside each input) as a \
+            `# FILE:LINE: reason` line followed by the line itself. A rejects file of an earlier run at \
+            that path is replaced; any other file there (an input, anything not starting with such a \
+            line) is refused and left as it is. Good lines always land, in transactions of \
             --batch-size events. Duplicates (same event_id) are dropped and counted. Runs the \
             migrations first, so a fresh database works. Exits 0 even when lines were rejected; \
             the summary says how many.
@@ -74,6 +76,13 @@ struct IngestCommand: AsyncParsableCommand {
         if inputFormat == .csv, map.isEmpty { throw ValidationError("CSV input needs --map options") }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
         do { _ = try makeOptions() } catch let error as IngestError { throw ValidationError(error.message) }
+        // Checked before anything is read, so a mistyped path never replaces an input.
+        for rejectsPath in rejects.map({ [$0] }) ?? files.map({ $0 + ".rejects" }) {
+            if let input = files.first(where: { IngestPaths.sameFile($0, rejectsPath) }) {
+                throw ValidationError(
+                    "the rejects file \(rejectsPath) is the input \(input); choose another --rejects path")
+            }
+        }
     }
 
     private func makeOptions() throws -> IngestOptions {

@@ -22,7 +22,9 @@ struct ServeCommand: AsyncParsableCommand {
             Refusals: 401 unknown or revoked key, 400 not a batch, 413 body or batch too large \
             (split it), 429 over the rate limit (Retry-After says when to come back). \
             GET /healthz answers while the process runs; GET /metrics is in Prometheus's text \
-            format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes.
+            format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes. \
+            A connection is closed when a client takes longer than --header-timeout to send its \
+            headers, --body-timeout to send its body, or stays idle past --idle-timeout.
 
             The first line on stdout is the URL the server listens on (useful with --port 0).
             """)
@@ -48,6 +50,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Batch requests a key may make at once after a quiet spell.")
     var burst = 1_000.0
 
+    @Option(help: "Seconds a client may take from a request's first byte to the end of its headers.")
+    var headerTimeout = 10.0
+
+    @Option(help: "Seconds a client may take to send a request's body, once its headers are in.")
+    var bodyTimeout = 30.0
+
+    @Option(help: "Seconds a kept-alive connection may wait for its next request.")
+    var idleTimeout = 60.0
+
     @Option(help: "Where events wait on disk while PostgreSQL is unreachable.")
     var spoolDir = ".onboardmetrics/serve-spool"
 
@@ -66,6 +77,12 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxEvents > 0 else { throw ValidationError("--max-events must be positive") }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1") }
         guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
+        for (name, value) in [
+            ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout),
+        ]
+        where !(value > 0 && value <= 86_400) {
+            throw ValidationError("\(name) must be between 0 and 86400 seconds (not 0)")
+        }
     }
 
     func run() async throws {
@@ -86,10 +103,14 @@ struct ServeCommand: AsyncParsableCommand {
         collectorConfiguration.burst = burst
         let collector = Collector(configuration: collectorConfiguration, recorder: recorder, keys: keys)
 
+        let timeouts = ConnectionTimeouts(
+            header: .nanoseconds(Int64(headerTimeout * 1e9)), body: .nanoseconds(Int64(bodyTimeout * 1e9)),
+            idle: .nanoseconds(Int64(idleTimeout * 1e9)))
         var logger = Logger(label: "funnel.serve")
         logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
         let app = Application(
             router: CollectorRouter.make(collector),
+            server: .http1(configuration: .init(additionalChannelHandlers: timeouts.handlers())),
             configuration: .init(address: .hostname(host, port: port), serverName: "funnel-serve"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

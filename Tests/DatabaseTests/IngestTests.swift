@@ -79,7 +79,7 @@ import Testing
         let rejects = try String(contentsOfFile: path + ".rejects", encoding: .utf8)
         let comments = rejects.split(separator: "\n").filter { $0.hasPrefix("# ") }
         #expect(comments.map { Int($0.split(separator: ":")[1]) } == badLines.map(Optional.some))
-        #expect(rejects.contains("\(path):\(badLines[0]): invalid JSON"))
+        #expect(rejects.contains("\(path):\(badLines[0]): event_id: invalid JSON"))
         #expect(rejects.contains("kind: unknown kind \"step_exploded\""))
         #expect(rejects.contains("event_id: is missing"))
         #expect(rejects.contains("NUL"))

@@ -40,4 +40,16 @@ import Testing
         #expect(DurationText.format(5_400) == "1h30m")
         #expect(DurationText.format(0) == "0s")
     }
+
+    @Test func aHugeDurationIsAnErrorAndLibraryValuesAreClamped() throws {
+        // 200000000d once trapped converting to Int64 microseconds in report, discovery, experiment.
+        let error = #expect(throws: DurationText.ParseError.self) { try DurationText.parse("200000000d") }
+        #expect(error?.code == .tooLong)
+        #expect(try DurationText.parse("36500d") == DurationText.maximumSeconds)
+        #expect(DurationText.microseconds(1e300) == Int64(DurationText.maximumSeconds * 1_000_000))
+        #expect(DurationText.microseconds(.infinity) == Int64(DurationText.maximumSeconds * 1_000_000))
+        #expect(DurationText.microseconds(.nan) == 0)
+        #expect(DurationText.microseconds(-5) == 0)
+        #expect(DurationText.format(1e300) == "1e+300")
+    }
 }

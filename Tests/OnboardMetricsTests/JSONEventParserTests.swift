@@ -76,4 +76,27 @@ import Testing
         let event = try parse(line)
         #expect(throws: EventValidationError.self) { try EventValidator().validate(event, now: Date()) }
     }
+
+    @Test func invalidUTF8IsRejectedWithItsField() {
+        let line =
+            #"{"event_id":"019ab0c1-0000-7000-8000-000000000001","session_id":"4f9d43f3-72e1-4877-a260-157c15fed96a","user_id":"u\#u{1}","seq":1,"kind":"flow_abandoned","occurred_at":"2026-11-23T12:00:00.000Z"}"#
+        for bad: [UInt8] in [[0xFF], [0xC3, 0x28], [0xED, 0xA0, 0x80], [0xC0, 0xAF]] {
+            var bytes = Array(line.utf8)
+            let at = bytes.firstIndex(of: 1) ?? 0
+            bytes.replaceSubrange(at...at, with: bad)
+            let error = bytes.withUnsafeBufferPointer { buffer in
+                #expect(throws: EventValidationError.self) { try JSONEventParser().parse(buffer) }
+            }
+            #expect(error?.field == "user_id")
+            #expect(error?.reason.contains("invalid UTF-8") == true)
+        }
+        // Inside properties, too, and after an escape.
+        let properties =
+            Array(#"{"event_id":"019ab0c1-0000-7000-8000-000000000001","properties":{"k":"a\n"#.utf8) + [0xFF]
+            + Array(#""}}"#.utf8)
+        let error = properties.withUnsafeBufferPointer { buffer in
+            #expect(throws: EventValidationError.self) { try JSONEventParser().parse(buffer) }
+        }
+        #expect(error?.field == "properties")
+    }
 }

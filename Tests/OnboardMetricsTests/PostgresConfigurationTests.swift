@@ -15,6 +15,13 @@ import Testing
         ("host=db user=alice password=s3cret dbname=app", "host=db user=alice password=*** dbname=app"),
         ("host=db password = 's3 cr\\'et' dbname=app", "host=db password = *** dbname=app"),
         ("PASSWORD=s3cret host=db", "PASSWORD=*** host=db"),
+        // Malformed strings (issue 14, defect 8): redaction holds parsed or not.
+        ("POSTGRESQL://alice:s3cret@host/app", "POSTGRESQL://alice:***@host/app"),
+        ("postgresql://alice:s3/cr@et@host/app", "postgresql://alice:***@host/app"),
+        ("postgresql://alice:s3%zzcret@host/app", "postgresql://alice:***@host/app"),
+        ("postgresql://alice:s3cret@[::1/app", "postgresql://alice:***@[::1/app"),
+        ("host=db password=s3cret PW user=x", "host=db password=*** *** user=x"),
+        ("host=db password=s3cret s3more", "host=db password=*** ***"),
     ])
     func redactsPasswords(input: String, expected: String) {
         #expect(PostgresConfiguration.redact(input) == expected)
@@ -45,5 +52,23 @@ import Testing
         #expect(error?.code == .connectionFailed)
         #expect(error.map { !$0.description.contains("topsecret") } == true)
         #expect(error?.message.contains("alice:***@") == true)
+    }
+
+    /// libpq's own messages quote what it could not parse; none may carry a password or a piece of one.
+    @Test(arguments: [
+        "POSTGRESQL://alice:topsecret@/app?host=/nonexistent-socket-folder",
+        "postgresql://alice:top/secretword@/app?host=/nonexistent-socket-folder",
+        "postgresql://alice:top%zzsecret@/app?host=/nonexistent-socket-folder",
+        "postgresql://alice:topsecret@[::1/app",
+        "host=/nonexistent-socket-folder password=topsecret PWsecret user=x",
+        "postgresql://alice@/app?host=/nonexistent-socket-folder&password=top%zzsecret",
+    ])
+    func libpqMessagesNeverShowAPassword(url: String) {
+        let configuration = PostgresConfiguration(url)
+        let error = #expect(throws: PostgresError.self) { try PostgresConnection(configuration: configuration) }
+        let text = error?.description ?? ""
+        for secret in ["topsecret", "secretword", "top%zzsecret", "zzsecret", "PWsecret"] {
+            #expect(!text.contains(secret), "\(text)")
+        }
     }
 }

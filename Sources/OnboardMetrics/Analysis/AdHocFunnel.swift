@@ -103,7 +103,7 @@ public struct AdHocFunnel: Sendable, Hashable {
         self.window = window
         self.unit = unit
         // A window beyond a century is as good as unbounded; capping keeps microseconds in range.
-        self.windowMicroseconds = Int64(min(window, 100 * 366 * 86_400) * 1_000_000)
+        self.windowMicroseconds = DurationText.microseconds(window)
         self.matcher = AdHocStepMatcher(steps: steps)
     }
 

@@ -45,7 +45,7 @@ struct DiscoveryAggregator {
 
     init(options: DiscoveryOptions) {
         self.options = options
-        self.window = Int64(options.window * 1_000_000)
+        self.window = DurationText.microseconds(options.window)
         self.since = options.since.map(RecordedEvent.microseconds)
         self.until = options.until.map(RecordedEvent.microseconds)
     }

@@ -19,6 +19,8 @@ public enum DurationText {
             public static let unknownUnit = Code("unknownUnit")
             /// The total is zero or not finite.
             public static let notPositive = Code("notPositive")
+            /// The total is longer than ``DurationText/maximumSeconds``.
+            public static let tooLong = Code("tooLong")
         }
 
         /// What is wrong.
@@ -33,6 +35,17 @@ public enum DurationText {
         }
 
         public var description: String { message }
+    }
+
+    /// Longest duration accepted: 100 years (36500d). Reports count time in microseconds as
+    /// 64-bit integers; far longer windows would overflow them and mean nothing anyway.
+    public static let maximumSeconds: TimeInterval = 36_500 * 86_400
+
+    /// Seconds as whole microseconds, clamped to 0...``maximumSeconds`` (a library caller may
+    /// pass any Double; converting an out-of-range one to Int64 would trap).
+    package static func microseconds(_ seconds: TimeInterval) -> Int64 {
+        guard seconds > 0 else { return 0 }
+        return Int64(min(seconds, maximumSeconds) * 1_000_000)
     }
 
     private static let unitSeconds: [Character: Double] = ["s": 1, "m": 60, "h": 3_600, "d": 86_400, "w": 604_800]
@@ -63,13 +76,16 @@ public enum DurationText {
             throw ParseError(.unknownUnit, "'\(text)': '\(number)' lacks a unit (use s, m, h, d or w, e.g. 7d)")
         }
         guard total > 0, total.isFinite else { throw ParseError(.notPositive, "'\(text)': duration must be positive") }
+        guard total <= maximumSeconds else {
+            throw ParseError(.tooLong, "'\(text)': duration must be at most 100 years (36500d)")
+        }
         return total
     }
 
     /// A compact form of `seconds` that ``parse(_:)`` reads back: `7d`, `1d12h`, `30m`, `1h30m`,
     /// `45s`; fractions of a second are rounded to the nearest second (a minimum of `0s`).
     public static func format(_ seconds: TimeInterval) -> String {
-        guard seconds.isFinite else { return String(seconds) }
+        guard seconds.isFinite, abs(seconds) < 1e15 else { return String(seconds) }
         var remaining = Int(seconds.rounded())
         guard remaining > 0 else { return "0s" }
         var text = ""

@@ -15,8 +15,8 @@ struct FunnelReplay: Sendable {
 
     init(flow: FlowDefinition, options: FunnelOptions, reportEnd: Int64) {
         self.flow = flow
-        self.window = Int64(options.window * 1_000_000)
-        self.inactivity = Int64(options.inactivity * 1_000_000)
+        self.window = DurationText.microseconds(options.window)
+        self.inactivity = DurationText.microseconds(options.inactivity)
         self.reportEnd = reportEnd
         self.breakdown = options.breakdown
     }

@@ -86,8 +86,8 @@ public struct SessionReader: Sendable {
         if !assignments.isEmpty { try connection.query("SELECT " + assignments.joined(separator: ", "), settings) }
 
         var grouper = SessionGrouper(
-            closeAfter: Int64(closeAfter * 1_000_000),
-            closeFinishedAfter: closeFinishedAfter.map { Int64($0 * 1_000_000) })
+            closeAfter: DurationText.microseconds(closeAfter),
+            closeFinishedAfter: closeFinishedAfter.map { DurationText.microseconds($0) })
         var statistics = Statistics()
         var decoder = RowDecoder()
         try connection.copyOut(copyStatement) { row in

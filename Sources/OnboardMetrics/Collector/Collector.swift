@@ -71,10 +71,13 @@ package final class Collector: Sendable {
         do {
             key = try await keys.key(for: secret, now: configuration.clock())
         } catch {
+            // The caller is not authenticated: the detail (connection settings, libpq's text) goes
+            // to the server's log only.
+            FileHandle.standardError.write(Data("collector: app keys cannot be checked: \(error)\n".utf8))
             return .refused(
                 refuse(
-                    503, "unavailable", "app keys cannot be checked: \(error)", headers: [("Retry-After", "5")],
-                    since: started))
+                    503, "unavailable", "the server cannot check app keys right now; retry later",
+                    headers: [("Retry-After", "5")], since: started))
         }
         guard let key else {
             return .refused(

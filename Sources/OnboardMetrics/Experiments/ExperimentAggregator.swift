@@ -25,7 +25,7 @@ struct ExperimentAggregator {
 
     init(options: ExperimentOptions) {
         self.options = options
-        windowMicroseconds = Int64(options.window * 1_000_000)
+        windowMicroseconds = DurationText.microseconds(options.window)
     }
 
     mutating func add(_ session: RecordedSession) {

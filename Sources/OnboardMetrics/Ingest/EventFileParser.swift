@@ -46,9 +46,8 @@ struct EventFileParser {
         let jsonParser = JSONEventParser(timestamps: timestamps)
         var csv = CSVReader()
         var csvBuilder: CSVEventBuilder?
-        // For CSV records spanning lines: where the record began, and its raw lines.
-        var recordStart = 0
-        var rawRecord: [UInt8] = []
+        // Set here and handed to the reader between calls: the reader is busy while records are handled.
+        var headerFieldCount: Int?
         var lastLine = 0
 
         func refuse(_ line: Int, _ reason: String, _ content: UnsafeBufferPointer<UInt8>?) throws {
@@ -69,6 +68,10 @@ struct EventFileParser {
         }
 
         /// Handles a complete CSV record; false to stop.
+        func handleCSV(_ record: CSVReader.Record) throws -> Bool {
+            try record.raw.withUnsafeBufferPointer { try handleCSV(record.outcome, line: record.line, raw: $0) }
+        }
+
         func handleCSV(_ outcome: CSVReader.Outcome, line: Int, raw: UnsafeBufferPointer<UInt8>) throws -> Bool {
             switch outcome {
             case .needsMore: return true
@@ -81,6 +84,7 @@ struct EventFileParser {
                     // The first record is the header.
                     guard let mapping else { throw IngestError(.mapping, "\(path): CSV input needs --map options") }
                     csvBuilder = try CSVEventBuilder(header: fields, mapping: mapping, timestamps: timestamps)
+                    headerFieldCount = fields.count
                     return true
                 }
                 counts.linesRead += 1
@@ -101,7 +105,8 @@ struct EventFileParser {
             if number % 4096 == 0 { progress(offset, counts.linesRead) }
             switch line {
             case .tooLong(let length):
-                if format == .csv, csv.isPending { rawRecord.removeAll() }
+                // An open CSV record ends here: its first line is rejected and the rest read again.
+                if format == .csv, !(try csv.finish(handleCSV)) { return false }
                 counts.linesRead += 1
                 try refuse(number, "the line is \(length) bytes long; at most \(16 << 20) are read", nil)
                 return true
@@ -123,27 +128,14 @@ struct EventFileParser {
                         return true
                     }
                 case .csv:
-                    if !csv.isPending {
-                        if text.isEmpty { return true }
-                        recordStart = number
-                        let outcome = csv.feed(text)
-                        if outcome == .needsMore { rawRecord = Array(text) }
-                        return try handleCSV(outcome, line: number, raw: text)
-                    }
-                    rawRecord.append(10)
-                    rawRecord.append(contentsOf: text)
-                    let outcome = csv.feed(text)
-                    if outcome == .needsMore { return true }
-                    let raw = rawRecord
-                    rawRecord.removeAll()
-                    return try raw.withUnsafeBufferPointer { try handleCSV(outcome, line: recordStart, raw: $0) }
+                    if !csv.isPending, text.isEmpty { return true }
+                    csv.expectedFieldCount = headerFieldCount
+                    return try csv.feed(text, number: number, handleCSV)
                 }
             }
         }
-        if let outcome = csv.finish() {
-            let raw = rawRecord
-            _ = try raw.withUnsafeBufferPointer { try handleCSV(outcome, line: recordStart, raw: $0) }
-        }
+        csv.expectedFieldCount = headerFieldCount
+        if !counts.stopped { _ = try csv.finish(handleCSV) }
         if format == .csv, csvBuilder == nil, lastLine > 0 {
             throw IngestError(.format, "\(path): no header row")
         }

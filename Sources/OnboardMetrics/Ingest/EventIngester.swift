@@ -94,13 +94,13 @@ public struct EventIngester: Sendable {
         }
         let total = sizes.reduce(0, +)
         let timestamps = TimestampParser(timeZone: options.timeZone)
-        let shared = try options.rejectsPath.map { try RejectsFile(path: $0) }
+        let shared = try options.rejectsPath.map { try RejectsFile(path: $0, inputs: paths) }
         var files: [IngestSummary.File] = []
         var done = 0
         var linesBefore = 0
         for (index, path) in paths.enumerated() {
             let format = options.format(of: path)
-            let rejects = try shared ?? RejectsFile(path: path + ".rejects")
+            let rejects = try shared ?? RejectsFile(path: path + ".rejects", inputs: paths)
             let parser = EventFileParser(
                 path: path, format: format, mapping: options.mapping, timestamps: timestamps, now: now,
                 batchSize: options.batchSize)
@@ -133,11 +133,14 @@ public struct EventIngester: Sendable {
         let connection = try PostgresConnection(configuration: configuration)
         defer { connection.close() }
         let store = EventStore()
-        var partitions = PartitionCoverage()
+        var partitions = PartitionPlanner()
+        partitions.markKnown(try store.partitionMonths(on: connection))
         var results: [Int: EventStore.WriteResult] = [:]
         while let batch = handoff.take() {
-            if let range = partitions.missing(for: batch.events) {
-                try store.ensurePartitions(from: range.lowerBound, to: range.upperBound, on: connection)
+            let missing = partitions.monthsToCreate(for: batch.events, now: Date())
+            if !missing.isEmpty {
+                try store.ensurePartitions(months: missing, on: connection)
+                partitions.markKnown(missing)
             }
             let result = try store.write(batch.events, on: connection, receivedAt: Date())
             var sum = results[batch.file] ?? EventStore.WriteResult(inserted: 0, duplicates: 0)

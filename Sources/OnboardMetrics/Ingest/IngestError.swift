@@ -13,6 +13,8 @@ public struct IngestError: Error, Sendable, CustomStringConvertible {
         public static let mapping = Code("mapping")
         /// The input has no header row, or some other problem makes the whole file unreadable.
         public static let format = Code("format")
+        /// The rejects file's path is an input, or holds a file that is not an earlier rejects file.
+        public static let rejectsFile = Code("rejectsFile")
         /// A time zone name is not known.
         public static let timeZone = Code("timeZone")
     }

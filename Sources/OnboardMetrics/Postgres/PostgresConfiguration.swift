@@ -53,29 +53,84 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
     }
 
     /// Replaces passwords in a conninfo string or URI by `***`, so it can go into a message.
+    ///
+    /// Lenient on purpose: it must hold for any string a user typed, including ones libpq itself
+    /// refuses (an upper-case scheme, a `/` or `@` in the password, a broken `%` escape, an
+    /// unclosed `[`, an unquoted password with a space in it).
     public static func redact(_ connectionString: String) -> String {
         let trimmed = connectionString.trimmingCharacters(in: .whitespaces)
-        if trimmed.hasPrefix("postgresql://") || trimmed.hasPrefix("postgres://") {
-            return redactURI(trimmed)
-        }
+        if isURI(trimmed) { return redactURI(trimmed) }
         return redactKeyValue(trimmed)
+    }
+
+    /// Every password the settings hold, as written and percent-decoded, for scrubbing messages.
+    var secrets: [String] {
+        let trimmed = connectionString.trimmingCharacters(in: .whitespaces)
+        var found = Self.isURI(trimmed) ? Self.uriPasswords(trimmed) : Self.keyValuePasswords(trimmed)
+        if let password = overrides["password"] { found.append(password) }
+        found += found.compactMap { $0.removingPercentEncoding }
+        return found.filter { !$0.isEmpty }
+    }
+
+    /// `text` with every password of these settings, and every piece of one that libpq may quote
+    /// on its own (split at URI delimiters), replaced by `***`.
+    public func scrub(_ text: String) -> String {
+        var pieces = Set<String>()
+        for secret in secrets {
+            pieces.insert(secret)
+            for piece in secret.split(whereSeparator: { "/?@:&=[]%# \t\\'\"".contains($0) }) where piece.count >= 2 {
+                pieces.insert(String(piece))
+            }
+        }
+        var result = text
+        // Longest first, so a piece inside a longer secret does not leave the rest of it behind.
+        for piece in pieces.sorted(by: { $0.count > $1.count }) {
+            result = result.replacingOccurrences(of: piece, with: "***")
+        }
+        return result
+    }
+
+    private static func isURI(_ text: String) -> Bool {
+        let lower = text.prefix(13).lowercased()
+        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
+    }
+
+    /// The userinfo of a URI: from after `://` to the last `@` (before the query if there is one
+    /// there; a password may hold `/`, `?` or `@`).
+    private static func userinfo(_ uri: String) -> Range<String.Index>? {
+        guard let schemeEnd = uri.range(of: "://") else { return nil }
+        let start = schemeEnd.upperBound
+        let queryStart = uri[start...].firstIndex(of: "?") ?? uri.endIndex
+        guard let at = uri[start..<queryStart].lastIndex(of: "@") ?? uri[start...].lastIndex(of: "@") else {
+            return nil
+        }
+        return start..<at
+    }
+
+    private static func uriPasswords(_ uri: String) -> [String] {
+        var found: [String] = []
+        if let info = userinfo(uri), let colon = uri[info].firstIndex(of: ":") {
+            found.append(String(uri[uri.index(after: colon)..<info.upperBound]))
+        }
+        let queryStart = userinfo(uri).map { uri[$0.upperBound...].firstIndex(of: "?") } ?? uri.firstIndex(of: "?")
+        if let query = queryStart {
+            for parameter in uri[uri.index(after: query)...].split(separator: "&")
+            where parameter.lowercased().hasPrefix("password=") {
+                found.append(String(parameter.dropFirst(9)))
+            }
+        }
+        return found
     }
 
     private static func redactURI(_ uri: String) -> String {
         var result = uri
-        // userinfo: scheme://user:password@host
-        if let schemeEnd = result.range(of: "://") {
-            let authorityStart = schemeEnd.upperBound
-            let authorityEnd =
-                result[authorityStart...].firstIndex(where: { $0 == "/" || $0 == "?" }) ?? result.endIndex
-            if let at = result[authorityStart..<authorityEnd].lastIndex(of: "@"),
-                let colon = result[authorityStart..<at].firstIndex(of: ":")
-            {
-                result.replaceSubrange(result.index(after: colon)..<at, with: "***")
-            }
+        if let info = userinfo(result), let colon = result[info].firstIndex(of: ":") {
+            result.replaceSubrange(result.index(after: colon)..<info.upperBound, with: "***")
         }
         // query parameter: ?password=... or &password=...
-        if let query = result.firstIndex(of: "?") {
+        let queryStart =
+            userinfo(result).map { result[$0.upperBound...].firstIndex(of: "?") } ?? result.firstIndex(of: "?")
+        if let query = queryStart {
             let head = result[..<query]
             let parameters = result[result.index(after: query)...].split(
                 separator: "&", omittingEmptySubsequences: false
@@ -88,58 +143,102 @@ public struct PostgresConfiguration: Sendable, Hashable, CustomStringConvertible
         return result
     }
 
-    private static func redactKeyValue(_ conninfo: String) -> String {
-        var output = ""
+    /// One `key=value` (or a bare word without `=`) of a conninfo string.
+    private struct KeyValueToken {
+        var key: Substring
+        /// The value as written (quotes included), nil for a bare word.
+        var value: Substring?
+        /// The value without quotes and escapes.
+        var text: String?
+        var range: Range<String.Index>
+        var valueRange: Range<String.Index>?
+    }
+
+    private static func keyValueTokens(_ conninfo: String) -> [KeyValueToken] {
+        var tokens: [KeyValueToken] = []
         var index = conninfo.startIndex
-        while index < conninfo.endIndex {
-            // Copy whitespace and find the next keyword.
-            if conninfo[index].isWhitespace {
-                output.append(conninfo[index])
-                index = conninfo.index(after: index)
-                continue
-            }
+        func skipSpaces() {
+            while index < conninfo.endIndex, conninfo[index].isWhitespace { index = conninfo.index(after: index) }
+        }
+        while true {
+            skipSpaces()
+            guard index < conninfo.endIndex else { break }
+            let start = index
             let keyEnd = conninfo[index...].firstIndex(where: { $0 == "=" || $0.isWhitespace }) ?? conninfo.endIndex
             let key = conninfo[index..<keyEnd]
-            output += key
             index = keyEnd
-            // Skip spaces around '='.
-            while index < conninfo.endIndex, conninfo[index].isWhitespace {
-                output.append(conninfo[index])
-                index = conninfo.index(after: index)
+            skipSpaces()
+            guard index < conninfo.endIndex, conninfo[index] == "=" else {
+                tokens.append(KeyValueToken(key: key, range: start..<keyEnd))
+                continue
             }
-            guard index < conninfo.endIndex, conninfo[index] == "=" else { continue }
-            output.append("=")
             index = conninfo.index(after: index)
-            while index < conninfo.endIndex, conninfo[index].isWhitespace {
-                output.append(conninfo[index])
-                index = conninfo.index(after: index)
-            }
-            // Read the value: quoted with backslash escapes, or up to the next space.
-            var value = ""
+            skipSpaces()
+            let valueStart = index
+            var text = ""
             if index < conninfo.endIndex, conninfo[index] == "'" {
-                value.append("'")
                 index = conninfo.index(after: index)
                 while index < conninfo.endIndex, conninfo[index] != "'" {
                     if conninfo[index] == "\\" {
-                        value.append(conninfo[index])
                         index = conninfo.index(after: index)
                         if index == conninfo.endIndex { break }
                     }
-                    value.append(conninfo[index])
+                    text.append(conninfo[index])
                     index = conninfo.index(after: index)
                 }
-                if index < conninfo.endIndex {
-                    value.append("'")
-                    index = conninfo.index(after: index)
-                }
+                if index < conninfo.endIndex { index = conninfo.index(after: index) }
             } else {
                 while index < conninfo.endIndex, !conninfo[index].isWhitespace {
-                    value.append(conninfo[index])
+                    if conninfo[index] == "\\" {
+                        index = conninfo.index(after: index)
+                        if index == conninfo.endIndex { break }
+                    }
+                    text.append(conninfo[index])
                     index = conninfo.index(after: index)
                 }
             }
-            output += key.lowercased() == "password" ? "***" : value
+            tokens.append(
+                KeyValueToken(
+                    key: key, value: conninfo[valueStart..<index], text: text, range: start..<index,
+                    valueRange: valueStart..<index))
         }
+        return tokens
+    }
+
+    /// The password's value and any bare words after it (`password=SECRET PW` without quotes:
+    /// libpq reads `PW` as a keyword and quotes it in its error).
+    private static func keyValuePasswords(_ conninfo: String) -> [String] {
+        var found: [String] = []
+        var afterPassword = false
+        for token in keyValueTokens(conninfo) {
+            if token.value == nil {
+                if afterPassword { found.append(String(token.key)) }
+                continue
+            }
+            afterPassword = token.key.lowercased() == "password"
+            if afterPassword, let value = token.value, let text = token.text {
+                found += [String(value), text]
+            }
+        }
+        return found
+    }
+
+    private static func redactKeyValue(_ conninfo: String) -> String {
+        var output = ""
+        var last = conninfo.startIndex
+        var afterPassword = false
+        for token in keyValueTokens(conninfo) {
+            output += conninfo[last..<token.range.lowerBound]
+            last = token.range.upperBound
+            guard let valueRange = token.valueRange else {
+                output += afterPassword ? "***" : String(token.key)
+                continue
+            }
+            afterPassword = token.key.lowercased() == "password"
+            output += conninfo[token.range.lowerBound..<valueRange.lowerBound]
+            output += afterPassword ? "***" : String(conninfo[valueRange])
+        }
+        output += conninfo[last...]
         return output
     }
 }

@@ -32,7 +32,8 @@ public final class PostgresConnection {
             throw PostgresError(.connectionFailed, "could not connect to \(configuration): libpq is out of memory")
         }
         guard PQstatus(connection) == CONNECTION_OK else {
-            let reason = Self.libpqMessage(connection)
+            // libpq may quote the connection string, or a piece of a password it could not parse.
+            let reason = configuration.scrub(Self.libpqMessage(connection))
             PQfinish(connection)
             throw PostgresError(.connectionFailed, "could not connect to \(configuration): \(reason)")
         }

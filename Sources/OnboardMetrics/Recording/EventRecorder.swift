@@ -89,7 +89,9 @@ public final class EventRecorder: @unchecked Sendable {
     private var nextAttempt = Date.distantPast
     private var failures = 0
     private var lastSend = Date()
-    private var ensuredMonths = Set<Int64>()
+    private var partitions = PartitionPlanner()
+    /// The month whose partitions (it and the next) were last made sure of, off the batch path.
+    private var preparedMonth = Int64.min
     private var random = SystemRandomNumberGenerator()
 
     /// Starts a recorder: opens the spool (draining what an earlier process left there once the
@@ -378,30 +380,23 @@ extension EventRecorder {
         return try store.write(events, on: connection, receivedAt: configuration.clock())
     }
 
-    /// Creates the monthly partitions the batch's event ids fall in, once per month per recorder.
+    /// Creates the partitions the batch needs (a few at most, see ``PartitionPlanner``). The
+    /// current and next month are made sure of once per month, with the partitions that already
+    /// exist, so live traffic never waits for a partition to be created.
     private func ensurePartitions(for events: [Event], on connection: PostgresConnection) throws {
-        var months = Set<Int64>()
-        var lastDay = Int64.min
-        for event in events {
-            guard let milliseconds = event.eventID.version7Milliseconds else { continue }
-            let day = milliseconds / 86_400_000
-            if day != lastDay { months.insert(Self.monthIndex(daysSince1970: day)) }
-            lastDay = day
+        let now = configuration.clock()
+        let month = PartitionPlanner.monthIndex(milliseconds: Timestamp.milliseconds(now))
+        if month != preparedMonth {
+            partitions.markKnown(try store.partitionMonths(on: connection))
+            let upcoming = [month, month + 1].filter { !partitions.isKnown($0) }
+            try store.ensurePartitions(months: upcoming, on: connection)
+            partitions.markKnown(upcoming)
+            preparedMonth = month
         }
-        let missing = months.subtracting(ensuredMonths)
+        let missing = partitions.monthsToCreate(for: events, now: now)
         guard !missing.isEmpty else { return }
-        let times = events.compactMap { $0.eventID.version7Milliseconds }
-        guard let low = times.min(), let high = times.max() else { return }
-        try store.ensurePartitions(
-            from: Date(timeIntervalSince1970: Double(low) / 1000), to: Date(timeIntervalSince1970: Double(high) / 1000),
-            on: connection)
-        ensuredMonths.formUnion(missing)
-    }
-
-    /// Year * 12 + month (0-based) of a day counted from 1970-01-01.
-    static func monthIndex(daysSince1970 days: Int64) -> Int64 {
-        let (year, month, _) = Timestamp.civil(fromDays: days)
-        return year * 12 + month - 1
+        try store.ensurePartitions(months: missing, on: connection)
+        partitions.markKnown(missing)
     }
 
     /// What ``isolateRejects(_:)`` did with a batch.
@@ -510,15 +505,5 @@ extension EventRecorder {
         update(&counts)
         condition.broadcast()
         condition.unlock()
-    }
-}
-
-extension UUID {
-    /// The Unix milliseconds of a version-7 UUID, `nil` for other versions.
-    package var version7Milliseconds: Int64? {
-        let bytes = uuid
-        guard bytes.6 >> 4 == 7 else { return nil }
-        return Int64(bytes.0) << 40 | Int64(bytes.1) << 32 | Int64(bytes.2) << 24 | Int64(bytes.3) << 16
-            | Int64(bytes.4) << 8 | Int64(bytes.5)
     }
 }

@@ -134,7 +134,7 @@ struct SimulationSampler {
 
     /// Steps of either flow viewed in the baseline flow within the window, in order of first view.
     private func firstViews(_ session: RecordedSession) -> [Int32] {
-        let end = session.startTime + Int64(options.window * 1_000_000)
+        let end = session.startTime + DurationText.microseconds(options.window)
         var views: [Int32] = []
         for event in session.events {
             guard event.time <= end else { break }

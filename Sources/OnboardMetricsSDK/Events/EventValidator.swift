@@ -11,6 +11,11 @@ public struct EventValidator: Sendable {
     public static let earliest = Date(timeIntervalSince1970: 946_684_800)
     /// How far ahead of the validating clock an event may be (client clocks drift).
     public var futureTolerance: TimeInterval = 24 * 3600
+    /// How far the time in a UUIDv7 `event_id` may be from `occurred_at`. Both come from the same
+    /// client clock when the event is made, so a larger gap means a forged or broken id, and
+    /// `events` is partitioned by that time: an id dated 2130 must not make the database create
+    /// a partition for 2130.
+    public var idTimeTolerance: TimeInterval = 24 * 3600
 
     /// Creates a validator.
     public init() {}
@@ -42,7 +47,9 @@ public struct EventValidator: Sendable {
             throw EventValidationError(.missing, field: "name", reason: "is required for custom events")
         }
         try checkTime(event.occurredAt, field: "occurred_at", now: now)
+        try checkIDTime(event)
         try event.sentAt.map { try checkTime($0, field: "sent_at", now: now) }
+        try event.receivedAt.map { try checkTime($0, field: "received_at", now: now) }
         try checkProperties(event.properties, path: "properties")
         var json: [UInt8] = []
         JSONWriter.appendObject(event.properties, to: &json)
@@ -78,6 +85,18 @@ public struct EventValidator: Sendable {
             throw EventValidationError(
                 .absurdTimestamp, field: field,
                 reason: "is more than \(Int(futureTolerance / 3600)) hours in the future")
+        }
+    }
+
+    private func checkIDTime(_ event: Event) throws {
+        guard let milliseconds = event.eventID.version7Milliseconds else { return }
+        let gap = Double(milliseconds) / 1000 - event.occurredAt.timeIntervalSince1970
+        if abs(gap) > idTimeTolerance {
+            throw EventValidationError(
+                .absurdTimestamp, field: "event_id",
+                reason:
+                    "its UUIDv7 time \(Timestamp.string(Timestamp.date(milliseconds: milliseconds))) is more than "
+                    + "\(Int(idTimeTolerance / 3600)) hours from occurred_at \(Timestamp.string(event.occurredAt))")
         }
     }
 

@@ -84,16 +84,23 @@ package struct JSONCursor {
     package mutating func string() throws -> String {
         try expect(34)
         let start = index
+        // Any byte at or above 0x80 seen: only then is the text checked as UTF-8.
+        var high: UInt8 = 0
         // Fast path: no escapes, so the bytes between the quotes are the string.
         while index < bytes.count {
             let byte = bytes[index]
             if byte == 34 {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+                let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                if high >= 0x80, let bad = UTF8Validation.firstInvalidOffset(raw) {
+                    index = start + bad
+                    throw error("invalid UTF-8 in a string")
+                }
                 index += 1
-                return text
+                return String(decoding: raw, as: UTF8.self)
             }
             if byte == 92 { break }
             if byte < 0x20 { throw error("control character in a string") }
+            high |= byte
             index += 1
         }
         var decoded = Array(UnsafeBufferPointer(rebasing: bytes[start..<index]))
@@ -101,10 +108,16 @@ package struct JSONCursor {
             let byte = bytes[index]
             index += 1
             switch byte {
-            case 34: return String(decoding: decoded, as: UTF8.self)
+            case 34:
+                if high >= 0x80, let bad = decoded.withUnsafeBufferPointer(UTF8Validation.firstInvalidOffset) {
+                    throw error("invalid UTF-8 in a string (its byte \(bad + 1))")
+                }
+                return String(decoding: decoded, as: UTF8.self)
             case 92: try appendEscape(to: &decoded)
             case 0..<0x20: throw error("control character in a string")
-            default: decoded.append(byte)
+            default:
+                high |= byte
+                decoded.append(byte)
             }
         }
         throw error("unterminated string")

@@ -42,36 +42,43 @@ package struct JSONEventParser: Sendable {
             repeat {
                 let key = try cursor.withRawString { Key(raw: $0) }
                 try cursor.expect(58)
-                switch key {
-                case .unknown(let name):
-                    throw EventValidationError(.malformed, field: name, reason: "is not a key of the event format")
-                case .eventID: eventID = try uuid(&cursor, "event_id")
-                case .sessionID: sessionID = try uuid(&cursor, "session_id")
-                case .userID: userID = cursor.consumeNull() ? nil : try cursor.string()
-                case .seq: seq = cursor.consumeNull() ? nil : try cursor.integer()
-                case .kind:
-                    if !cursor.consumeNull() {
-                        let text = try cursor.string()
-                        guard let value = EventKind(rawValue: text) else {
-                            throw EventValidationError(
-                                .malformed, field: "kind", reason: "unknown kind \(Self.quoted(text))")
+                do {
+                    switch key {
+                    case .unknown(let name):
+                        throw EventValidationError(.malformed, field: name, reason: "is not a key of the event format")
+                    case .eventID: eventID = try uuid(&cursor, "event_id")
+                    case .sessionID: sessionID = try uuid(&cursor, "session_id")
+                    case .userID: userID = cursor.consumeNull() ? nil : try cursor.string()
+                    case .seq: seq = cursor.consumeNull() ? nil : try cursor.integer()
+                    case .kind:
+                        if !cursor.consumeNull() {
+                            let text = try cursor.string()
+                            guard let value = EventKind(rawValue: text) else {
+                                throw EventValidationError(
+                                    .malformed, field: "kind", reason: "unknown kind \(Self.quoted(text))")
+                            }
+                            kind = value
                         }
-                        kind = value
-                    }
-                case .flowID: flowID = cursor.consumeNull() ? nil : try cursor.string()
-                case .flowVersion: flowVersion = cursor.consumeNull() ? nil : try cursor.integer()
-                case .stepID: stepID = cursor.consumeNull() ? nil : try cursor.string()
-                case .name: name = cursor.consumeNull() ? nil : try cursor.string()
-                case .occurredAt: occurredAt = try timestamp(&cursor, "occurred_at")
-                case .sentAt: sentAt = try timestamp(&cursor, "sent_at")
-                case .receivedAt: receivedAt = try timestamp(&cursor, "received_at")
-                case .properties:
-                    if !cursor.consumeNull() {
-                        guard cursor.peek() == 123 else {
-                            throw EventValidationError(.malformed, field: "properties", reason: "must be a JSON object")
+                    case .flowID: flowID = cursor.consumeNull() ? nil : try cursor.string()
+                    case .flowVersion: flowVersion = cursor.consumeNull() ? nil : try cursor.integer()
+                    case .stepID: stepID = cursor.consumeNull() ? nil : try cursor.string()
+                    case .name: name = cursor.consumeNull() ? nil : try cursor.string()
+                    case .occurredAt: occurredAt = try timestamp(&cursor, "occurred_at")
+                    case .sentAt: sentAt = try timestamp(&cursor, "sent_at")
+                    case .receivedAt: receivedAt = try timestamp(&cursor, "received_at")
+                    case .properties:
+                        if !cursor.consumeNull() {
+                            guard cursor.peek() == 123 else {
+                                throw EventValidationError(
+                                    .malformed, field: "properties", reason: "must be a JSON object")
+                            }
+                            properties = try cursor.object()
                         }
-                        properties = try cursor.object()
                     }
+                } catch var error as EventValidationError where error.field.isEmpty {
+                    // A syntax error inside a value (bad UTF-8, a broken escape) names its key.
+                    error.field = key.spelling
+                    throw error
                 }
             } while cursor.consume(44)
             try cursor.expect(125)
@@ -103,6 +110,26 @@ package struct JSONEventParser: Sendable {
             ("name", .name), ("occurred_at", .occurredAt), ("sent_at", .sentAt), ("received_at", .receivedAt),
             ("properties", .properties),
         ]
+
+        /// The key as the format spells it.
+        var spelling: String {
+            switch self {
+            case .eventID: "event_id"
+            case .sessionID: "session_id"
+            case .userID: "user_id"
+            case .seq: "seq"
+            case .kind: "kind"
+            case .flowID: "flow_id"
+            case .flowVersion: "flow_version"
+            case .stepID: "step_id"
+            case .name: "name"
+            case .occurredAt: "occurred_at"
+            case .sentAt: "sent_at"
+            case .receivedAt: "received_at"
+            case .properties: "properties"
+            case .unknown(let name): name
+            }
+        }
 
         init(raw: UnsafeBufferPointer<UInt8>) {
             if let base = raw.baseAddress {

@@ -2,6 +2,14 @@
 ///
 /// Columns in errors are 1-based and count characters.
 struct ConditionParser {
+    /// Longest condition text, in characters. Conditions are short; a bound keeps a hostile flow
+    /// file from making parsing, evaluating or freeing the expression recurse without end.
+    static let maximumLength = 4_096
+    /// Deepest nesting of parentheses and `!`.
+    static let maximumDepth = 32
+    /// Most operands (attributes and literals) in one condition.
+    static let maximumOperands = 256
+
     enum Token: Hashable {
         case identifier(String)
         case string(String)
@@ -15,12 +23,20 @@ struct ConditionParser {
     private let characters: [Character]
     private var tokens: [(token: Token, column: Int)] = []
     private var position = 0
+    private var depth = 0
+    private var operands = 0
 
     init(_ source: String) {
         characters = Array(source)
     }
 
     mutating func parse() throws(FlowError) -> ConditionExpression {
+        guard characters.count <= Self.maximumLength else {
+            throw FlowError(
+                .conditionTooComplex,
+                "the condition is \(characters.count) characters long; at most \(Self.maximumLength) are accepted",
+                column: Self.maximumLength + 1)
+        }
         tokens = try tokenize()
         let expression = try parseOr()
         guard case .end = current.token else {
@@ -66,6 +82,20 @@ struct ConditionParser {
     }
 
     private mutating func parseUnary() throws(FlowError) -> ConditionExpression {
+        if current.token == .symbol("!") || current.token == .symbol("(") {
+            depth += 1
+            defer { depth -= 1 }
+            guard depth <= Self.maximumDepth else {
+                throw FlowError(
+                    .conditionTooComplex, "nested more than \(Self.maximumDepth) levels deep", column: current.column)
+            }
+            return try parseNested()
+        }
+        return try parseComparison()
+    }
+
+    /// `!x` or `(x)`; ``parseUnary()`` counts the depth.
+    private mutating func parseNested() throws(FlowError) -> ConditionExpression {
         if current.token == .symbol("!") {
             position += 1
             return .not(try parseUnary())
@@ -118,6 +148,10 @@ struct ConditionParser {
 
     private mutating func parseOperand(literalOnly: Bool = false) throws(FlowError) -> ConditionExpression.Operand {
         let (token, column) = current
+        operands += 1
+        guard operands <= Self.maximumOperands else {
+            throw FlowError(.conditionTooComplex, "more than \(Self.maximumOperands) operands", column: column)
+        }
         switch token {
         case .identifier(let name) where !literalOnly:
             position += 1

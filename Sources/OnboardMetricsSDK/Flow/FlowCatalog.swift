@@ -13,25 +13,47 @@ public struct FlowCatalog: Sendable, Hashable {
     /// Creates a catalog and validates every flow, every hand-off target and the absence of
     /// hand-off cycles. Errors name the flow and the JSON path.
     public init(_ flows: [FlowDefinition]) throws(FlowError) {
+        try self.init(flows, files: [:])
+    }
+
+    /// A catalog whose errors name the file each flow came from (`files`: flow id and version → file name).
+    private init(_ flows: [FlowDefinition], files: [String: String]) throws(FlowError) {
+        func located(_ error: FlowError, _ flow: FlowDefinition) -> FlowError {
+            var error = error.inFlow(flow.id)
+            if let file = files["\(flow.id)@\(flow.version)"] { error.path = "\(file): \(error.path ?? "$")" }
+            return error
+        }
         var byID: [String: FlowDefinition] = [:]
         var versions: [String: [Int: FlowDefinition]] = [:]
         for flow in flows {
             do throws(FlowError) {
                 try flow.validate()
             } catch {
-                throw error.inFlow(flow.id)
+                throw located(error, flow)
             }
             if versions[flow.id]?[flow.version] != nil {
-                throw FlowError(
-                    .duplicateFlowID, "two flows have the id '\(flow.id)' and version \(flow.version)",
-                    path: "flow '\(flow.id)' $.version")
+                throw located(
+                    FlowError(
+                        .duplicateFlowID, "two flows have the id '\(flow.id)' and version \(flow.version)",
+                        path: "$.version"), flow)
             }
             versions[flow.id, default: [:]][flow.version] = flow
             if (byID[flow.id]?.version ?? .min) < flow.version { byID[flow.id] = flow }
         }
         self.flows = byID
         self.versions = versions
-        try checkHandOffs()
+        do throws(FlowError) {
+            try checkHandOffs()
+        } catch {
+            // checkHandOffs names the flow; add its file.
+            var error = error
+            if let flow = error.flowID.flatMap({ byID[$0] }),
+                let file = files["\(flow.id)@\(flow.version)"]
+            {
+                error.path = "\(file): \(error.path ?? "$")"
+            }
+            throw error
+        }
     }
 
     /// Decodes every `*.json` file in `directory` as a flow.
@@ -44,20 +66,23 @@ public struct FlowCatalog: Sendable, Hashable {
             throw FlowError(.invalidJSON, "cannot list \(directory.path): \(error.localizedDescription)")
         }
         var flows: [FlowDefinition] = []
+        var names: [String: String] = [:]
         for file in files {
             do throws(FlowError) {
                 let data: Data
                 do { data = try Data(contentsOf: file) } catch {
                     throw FlowError(.invalidJSON, "cannot read: \(error.localizedDescription)", path: "$")
                 }
-                flows.append(try FlowDefinition.decode(from: data))
+                let flow = try FlowDefinition.decode(from: data)
+                flows.append(flow)
+                names["\(flow.id)@\(flow.version)"] = file.lastPathComponent
             } catch {
                 var located = error
                 located.path = "\(file.lastPathComponent) \(error.path ?? "$")"
                 throw located
             }
         }
-        return try FlowCatalog(flows)
+        return try FlowCatalog(flows, files: names)
     }
 
     /// The highest version of the flow with `id`.
@@ -71,9 +96,11 @@ public struct FlowCatalog: Sendable, Hashable {
         for flow in all {
             for (index, step) in flow.steps.enumerated() {
                 if let target = step.handOff, flows[target] == nil {
-                    throw FlowError(
+                    var error = FlowError(
                         .unknownHandOffTarget, "hand-off target '\(target)' is not a known flow",
                         path: "flow '\(flow.id)' $.steps[\(index)].handOff")
+                    error.flowID = flow.id
+                    throw error
                 }
             }
         }
@@ -85,8 +112,11 @@ public struct FlowCatalog: Sendable, Hashable {
                 let cycle = (trail.drop { $0 != id } + [id]).joined(separator: " → ")
                 let from = trail.last ?? id
                 let index = flows[from]?.steps.firstIndex { $0.handOff == id } ?? 0
-                throw FlowError(
-                    .handOffCycle, "hand-offs form a cycle: \(cycle)", path: "flow '\(from)' $.steps[\(index)].handOff")
+                var error = FlowError(
+                    .handOffCycle, "hand-offs form a cycle: \(cycle)", path: "$.steps[\(index)].handOff")
+                error = error.inFlow(from)
+                error.flowID = from
+                throw error
             }
             state[id] = 1
             for step in flows[id]?.steps ?? [] {

@@ -17,8 +17,10 @@ extension FlowDefinition {
             }
             seen[step.id] = index
             if let condition = step.when, let error = condition.syntaxError {
+                // Cut short: a hostile condition may be many kilobytes long.
+                let source = condition.source.count > 60 ? String(condition.source.prefix(60)) + "…" : condition.source
                 throw FlowError(
-                    .conditionSyntax, "condition \"\(condition.source)\" does not parse: \(error.message)",
+                    error.code, "condition \"\(source)\" does not parse: \(error.message)",
                     path: "\(path).when", column: error.column)
             }
             for (number, highlight) in step.highlights.enumerated() {

@@ -12,7 +12,7 @@ import Foundation
 /// }
 /// try flow.validate()
 /// ```
-public struct FlowDefinition: Codable, Sendable, Hashable {
+public struct FlowDefinition: Sendable, Hashable {
     /// The flow's id; the `flow_id` of its events.
     public var id: String
     /// The flow's version; the `flow_version` of its events.
@@ -78,5 +78,30 @@ public struct FlowDefinition: Codable, Sendable, Hashable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return try encoder.encode(self)
+    }
+}
+
+extension FlowDefinition: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, version, title, steps
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            id: try container.decode(String.self, forKey: .id),
+            version: try container.decode(Int.self, forKey: .version),
+            title: try container.decodeIfPresent(String.self, forKey: .title),
+            steps: try container.decode([Step].self, forKey: .steps))
+        // After the known keys, so a missing required key is reported as such.
+        try decoder.rejectUnknownKeys(CodingKeys.allCases.map(\.rawValue))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(version, forKey: .version)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encode(steps, forKey: .steps)
     }
 }

@@ -1,6 +1,9 @@
 extension FlowError {
     /// Converts a decoding error into an `.invalidJSON` error with the JSON path of the failure.
     static func from(_ error: DecodingError) -> FlowError {
+        if case .dataCorrupted(let context) = error, context.debugDescription.hasPrefix(unknownKeyMarker) {
+            return FlowError(.unknownKey, context.debugDescription, path: jsonPath(context.codingPath))
+        }
         let (context, what): (DecodingError.Context, String) =
             switch error {
             case .typeMismatch(_, let context): (context, "wrong type")
@@ -14,6 +17,9 @@ extension FlowError {
         if case .keyNotFound(let key, _) = error { codingPath.append(key) }
         return FlowError(.invalidJSON, "\(what): \(context.debugDescription)", path: jsonPath(codingPath))
     }
+
+    /// How ``Decoder/rejectUnknownKeys(_:)`` starts its message.
+    static let unknownKeyMarker = "unknown key "
 
     /// `$.steps[2].id` for a coding path.
     static func jsonPath(_ codingPath: [any CodingKey]) -> String {

@@ -12,6 +12,10 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// The file is not valid JSON or a value has the wrong type.
         public static let invalidJSON = Code("invalidJSON")
+        /// An object has a key the flow format does not know (a typo such as `skipable`).
+        public static let unknownKey = Code("unknownKey")
+        /// A condition is longer or nested deeper than the parser accepts.
+        public static let conditionTooComplex = Code("conditionTooComplex")
         /// The flow has no steps.
         public static let emptyFlow = Code("emptyFlow")
         /// A flow id or step id is empty.
@@ -54,6 +58,8 @@ public struct FlowError: Error, Sendable, Hashable, CustomStringConvertible {
     public var path: String?
     /// The 1-based column in the condition text, for condition syntax errors.
     public var column: Int?
+    /// The flow a catalog error is about (to name its file).
+    package var flowID: String?
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, path: String? = nil, column: Int? = nil) {

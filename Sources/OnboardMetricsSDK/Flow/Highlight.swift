@@ -1,5 +1,5 @@
 /// A spotlight on one UI element that points at one feature.
-public struct Highlight: Codable, Sendable, Hashable {
+public struct Highlight: Sendable, Hashable {
     /// The UI element's id; also the `name` of `highlight_shown` / `highlight_dismissed` events.
     public var id: String
     /// The feature it explains; the `name` of the `feature_used` events that count as discovery.
@@ -12,5 +12,28 @@ public struct Highlight: Codable, Sendable, Hashable {
         self.id = id
         self.feature = feature
         self.title = title
+    }
+}
+
+extension Highlight: Codable {
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case id, feature, title
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            try container.decode(String.self, forKey: .id),
+            feature: try container.decode(String.self, forKey: .feature),
+            title: try container.decodeIfPresent(String.self, forKey: .title))
+        // After the known keys, so a missing required key is reported as such.
+        try decoder.rejectUnknownKeys(CodingKeys.allCases.map(\.rawValue))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(id, forKey: .id)
+        try container.encode(feature, forKey: .feature)
+        try container.encodeIfPresent(title, forKey: .title)
     }
 }

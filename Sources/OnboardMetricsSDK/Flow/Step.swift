@@ -37,7 +37,7 @@ public struct Step: Sendable, Hashable {
 }
 
 extension Step: Codable {
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case id, when, skippable, highlights, jumps, handOff
     }
 
@@ -49,6 +49,8 @@ extension Step: Codable {
         highlights = try container.decodeIfPresent([Highlight].self, forKey: .highlights) ?? []
         jumps = try container.decodeIfPresent([String].self, forKey: .jumps) ?? []
         handOff = try container.decodeIfPresent(String.self, forKey: .handOff)
+        // After the known keys, so a missing required key is reported as such.
+        try decoder.rejectUnknownKeys(CodingKeys.allCases.map(\.rawValue))
     }
 
     public func encode(to encoder: any Encoder) throws {

@@ -1,0 +1,55 @@
+import ArgumentParser
+import Foundation
+import OnboardMetrics
+
+/// The exit status of `funnel`, by what went wrong (README, "Exit codes"):
+///
+/// - 0: done (an ingest that rejected lines is done: the summary counts them);
+/// - 64: usage: a bad option or argument (ArgumentParser's validation status);
+/// - 65: data: an input file, flow definition, mapping or event data that cannot be used;
+/// - 69: the database cannot be reached (or the embedded cluster cannot be started);
+/// - 1: any other failure (an error the database reported, a file that cannot be written).
+///
+/// No input makes `funnel` trap: bad input is an error with one of these statuses.
+enum ExitStatus {
+    static let usage: Int32 = 64
+    static let data: Int32 = 65
+    static let unavailable: Int32 = 69
+    static let failure: Int32 = 1
+
+    /// The status for an error a command threw; nil for ArgumentParser's own (help, usage,
+    /// `ExitCode`), which it handles itself.
+    static func code(for error: any Error) -> Int32? {
+        switch error {
+        case let error as PostgresError:
+            switch error.code {
+            case .connectionFailed, .connectionLost, .embeddedCluster: return unavailable
+            case .invalidConfiguration: return usage
+            default: return failure
+            }
+        case let error as IngestError: return error.code == .io ? data : (error.code == .rejectsFile ? usage : data)
+        case is DurationText.ParseError, is AdHocFunnelError: return usage
+        case is FlowError, is EventValidationError, is SimulationError: return data
+        case is ExperimentError, is CollectorError: return data
+        default: return nil
+        }
+    }
+}
+
+extension Funnel {
+    /// Runs the command and exits with the status of ``ExitStatus`` for what it threw.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            guard let status = ExitStatus.code(for: error) else { exit(withError: error) }
+            FileHandle.standardError.write(Data("Error: \(error)\n".utf8))
+            Foundation.exit(status)
+        }
+    }
+}
