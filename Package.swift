@@ -26,10 +26,16 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // zlib, for the collector's gzip and deflate request bodies (Content-Encoding).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .target(name: "OnboardMetricsSDK"),
         .target(
             name: "OnboardMetrics",
-            dependencies: ["OnboardMetricsSDK", "CPostgres"]
+            dependencies: ["OnboardMetricsSDK", "CPostgres", "CZlib"]
         ),
         .executableTarget(
             name: "funnel",
