@@ -39,6 +39,10 @@ extension Collector {
     /// A refusal carried through `Result`.
     package struct RefusedBody: Error, Sendable {
         package var answer: Answer
+
+        package init(answer: Answer) {
+            self.answer = answer
+        }
     }
 
     /// Whether a `/v1/batch` body is Segment's (`{"batch": [...]}`) rather than the native
