@@ -55,8 +55,10 @@ import Testing
         // Every message once; names, kinds and users as the plan sent them.
         let rows = try await TestDatabase.withConnection(fixture.configuration) { connection in
             try connection.query("SELECT user_id, kind, name, step_id, flow_id FROM events").map {
-                [$0["user_id"].string ?? "", $0["kind"].string ?? "", $0["name"].string ?? "",
-                 $0["step_id"].string ?? "", $0["flow_id"].string ?? ""]
+                [
+                    $0["user_id"].string ?? "", $0["kind"].string ?? "", $0["name"].string ?? "",
+                    $0["step_id"].string ?? "", $0["flow_id"].string ?? "",
+                ]
             }
         }
         #expect(rows.count == unique)
@@ -75,8 +77,10 @@ import Testing
 
         // An ad-hoc funnel over the names: one derived session per user (events a second apart).
         let adHoc = try await FunnelProcess.run(
-            ["report", "--steps", "App Opened,Signup Tapped,Account Created", "--format", "json", "--database-url",
-             fixture.url, "--quiet"])
+            [
+                "report", "--steps", "App Opened,Signup Tapped,Account Created", "--format", "json", "--database-url",
+                fixture.url, "--quiet",
+            ])
         #expect(adHoc.status == 0, "\(adHoc.errors)")
         let adHocParsed = try JSONSerialization.jsonObject(with: Data(adHoc.output.utf8))
         let adHocJSON = try #require(adHocParsed as? [String: Any])

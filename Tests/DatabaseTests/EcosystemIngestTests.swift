@@ -30,8 +30,10 @@ import Testing
             .write(to: mappingFile)
         for run in 1...2 {
             let outcome = try await FunnelProcess.run(
-                ["ingest", "--input-format", "segment", "--mapping", mappingFile.path, segmentFile.path,
-                 "--database-url", url, "--format", "json", "--quiet"])
+                [
+                    "ingest", "--input-format", "segment", "--mapping", mappingFile.path, segmentFile.path,
+                    "--database-url", url, "--format", "json", "--quiet",
+                ])
             #expect(outcome.status == 0, "\(outcome.errors)")
             let summary = try JSONDecoder().decode(IngestSummary.self, from: Data(outcome.output.utf8))
             #expect(summary.inserted == (run == 1 ? 2 : 0) && summary.duplicates == (run == 1 ? 0 : 2))

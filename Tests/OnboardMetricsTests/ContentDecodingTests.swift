@@ -7,7 +7,8 @@ import Testing
 /// Python's gzip and zlib modules; the decoded size is bounded; other encodings are 415.
 @Suite struct ContentDecodingTests {
     static let text = #"{"batch":[{"type":"track","event":"App Opened","userId":"u1"}]}"#
-    static let gzip = "H4sIAAAAAAACA6tWSkosSc5QsoquViqpLEhVslIqKUpMzlbSUUotS80rAfIdCwoU/AtS81JTgIKlxalFnilA0VJDpdrYWgCsE5MBPwAAAA=="
+    static let gzip =
+        "H4sIAAAAAAACA6tWSkosSc5QsoquViqpLEhVslIqKUpMzlbSUUotS80rAfIdCwoU/AtS81JTgIKlxalFnilA0VJDpdrYWgCsE5MBPwAAAA=="
     static let zlib = "eJyrVkpKLEnOULKKrlYqqSxIVbJSKilKTM5W0lFKLUvNKwHyHQsKFPwLUvNSU4CCpcWpRZ4pQNFSQ6Xa2FoAlr4Ubg=="
     static let rawDeflate = "q1ZKSixJzlCyiq5WKqksSFWyUiopSkzOVtJRSi1LzSsB8h0LChT8C1LzUlOAgqXFqUWeKUDRUkOl2thaAA=="
 

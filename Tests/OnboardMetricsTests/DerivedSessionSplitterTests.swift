@@ -35,8 +35,9 @@ import Testing
         #expect(Set(sessions.map(\.sessionID)).count == 4)
         #expect(!sessions.contains { DerivedSessionID.isStream($0.sessionID) })
         // Deterministic: the same events (read again, as every report does) give the same ids.
-        #expect(Self.sessions([("b", 36), ("a", 100), ("a", 0), ("b", 5), ("a", 71), ("a", 40), ("a", 10)]).map(\.sessionID)
-            == sessions.map(\.sessionID))
+        #expect(
+            Self.sessions([("b", 36), ("a", 100), ("a", 0), ("b", 5), ("a", 71), ("a", 40), ("a", 10)]).map(\.sessionID)
+                == sessions.map(\.sessionID))
     }
 
     @Test func streamIdsAreRecognizedAndOtherIdsAreNot() {

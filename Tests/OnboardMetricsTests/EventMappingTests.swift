@@ -11,7 +11,9 @@ import Testing
 
     static func segment(_ json: String, mapping: EventMapping = EventMapping()) throws -> Event {
         let batch = try Array(#"{"sentAt":"2026-09-21T14:13:30.000Z","batch":[\#(json)]}"#.utf8)
-            .withUnsafeBufferPointer { try SegmentBatch.parseBatch($0, maximumEvents: 10, timestamps: TimestampParser()) }
+            .withUnsafeBufferPointer {
+                try SegmentBatch.parseBatch($0, maximumEvents: 10, timestamps: TimestampParser())
+            }
         guard case .message(let message) = try #require(batch.items.first) else {
             throw EventValidationError(.malformed, field: "", reason: "\(batch.items)")
         }
@@ -26,7 +28,8 @@ import Testing
 
     @Test func unknownNamesAreCustomEventsAndConventionalNamesOnboardingKinds() throws {
         let custom = try Self.segment(
-            #"{"type":"track","event":"App Opened","userId":"u1","messageId":"m1","timestamp":"2026-09-21T14:13:29.000Z"}"#)
+            #"{"type":"track","event":"App Opened","userId":"u1","messageId":"m1","timestamp":"2026-09-21T14:13:29.000Z"}"#
+        )
         #expect(custom.kind == .custom && custom.name == "App Opened" && custom.userID == "u1")
         let viewed = try Self.segment(
             #"{"type":"track","event":"onboarding_step_viewed","anonymousId":"a1","messageId":"m2","properties":{"flow":"signup","flowVersion":"2","stepId":"welcome"}}"#
@@ -34,15 +37,18 @@ import Testing
         #expect(viewed.kind == .stepViewed && viewed.flowID == "signup" && viewed.flowVersion == 2)
         #expect(viewed.stepID == "welcome" && viewed.userID == "a1")
         let exposure = try Self.segment(
-            #"{"type":"track","event":"Experiment Viewed","userId":"u1","properties":{"experiment_id":"copy","variation_name":"short"}}"#)
+            #"{"type":"track","event":"Experiment Viewed","userId":"u1","properties":{"experiment_id":"copy","variation_name":"short"}}"#
+        )
         #expect(exposure.kind == .experimentExposure && exposure.name == "copy")
         #expect(exposure.properties["variant"] == "short")
         let dismissed = try Self.segment(
-            #"{"type":"track","event":"HighlightDismissed","userId":"u1","properties":{"highlight_id":"share","feature_id":"sharing","reason":"closed"}}"#)
+            #"{"type":"track","event":"HighlightDismissed","userId":"u1","properties":{"highlight_id":"share","feature_id":"sharing","reason":"closed"}}"#
+        )
         #expect(dismissed.kind == .highlightDismissed && dismissed.name == "share")
         #expect(dismissed.properties["feature"] == "sharing" && dismissed.properties["reason"] == "closed")
         let started = try Self.segment(
-            #"{"type":"track","event":"Onboarding Started","userId":"u1","properties":{"flow_id":"signup","platform":"ios","healthDataAvailable":true}}"#)
+            #"{"type":"track","event":"Onboarding Started","userId":"u1","properties":{"flow_id":"signup","platform":"ios","healthDataAvailable":true}}"#
+        )
         #expect(started.kind == .sessionStarted && started.flowID == "signup")
         #expect(started.properties["context"] == ["platform": "ios", "healthDataAvailable": true])
     }
@@ -80,7 +86,9 @@ import Testing
             (#"{"screen":{}}"#, "screen: unknown key"), (#"{"events":{"A":{}}}"#, #"events["A"]: kind is missing"#),
             (#"{"events":"#, "not a JSON object"),
         ] {
-            let error = #expect(throws: EventMappingError.self) { try EventMapping(json: Array(json.utf8), file: "m.json") }
+            let error = #expect(throws: EventMappingError.self) {
+                try EventMapping(json: Array(json.utf8), file: "m.json")
+            }
             #expect(error?.message.hasPrefix("m.json: ") == true)
             #expect(error?.message.contains(fragment) == true, "\(error?.message ?? "") for \(json)")
         }

@@ -127,7 +127,8 @@ extension Collector {
             if total <= 100 || total % 1_000 == 0 {
                 configuration.log(
                     "\(source.rawValue) event \(index)\(id.map { " (id \($0))" } ?? "") rejected: \(error)"
-                        + (total >= 100 ? " [\(total) \(source.rawValue) events with \(error.code) rejected so far]" : ""))
+                        + (total >= 100
+                            ? " [\(total) \(source.rawValue) events with \(error.code) rejected so far]" : ""))
             }
         }
         for (index, item) in items.enumerated() {

@@ -77,7 +77,9 @@ package final class Collector: Sendable {
         switch parts[0].lowercased() {
         case "bearer": return value.isEmpty ? nil : value
         case "basic":
-            guard let data = Data(base64Encoded: value), let text = String(data: data, encoding: .utf8) else { return nil }
+            guard let data = Data(base64Encoded: value), let text = String(data: data, encoding: .utf8) else {
+                return nil
+            }
             let user = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
             return user?.isEmpty == false ? user : nil
         default: return nil
@@ -199,8 +201,7 @@ package final class Collector: Sendable {
             body: Self.encode(RefusalBody(code: code, message: message)))
     }
 
-    static func rejection(_ index: Int, _ eventID: UUID?, _ error: EventValidationError) -> BatchResponse.Result
-    {
+    static func rejection(_ index: Int, _ eventID: UUID?, _ error: EventValidationError) -> BatchResponse.Result {
         .init(
             index: index, eventID: eventID, status: .rejected,
             error: .init(code: error.code.description, field: error.field, reason: error.reason))

@@ -83,7 +83,8 @@ package final class CollectorMetrics: @unchecked Sendable {
                     ("{format=\"\($0.format)\",code=\"\($0.code)\"}", "\(rejections[$0] ?? 0)")
                 })
             metric(
-                "format_requests_total", "counter", "Requests by wire format (native, segment, posthog) and HTTP status.",
+                "format_requests_total", "counter",
+                "Requests by wire format (native, segment, posthog) and HTTP status.",
                 formatRequests.keys.sorted().map {
                     ("{format=\"\($0.format)\",status=\"\($0.status)\"}", "\(formatRequests[$0] ?? 0)")
                 })

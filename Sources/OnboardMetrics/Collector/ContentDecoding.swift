@@ -23,7 +23,8 @@ package enum ContentDecoding {
             case "gzip", "x-gzip": data = try inflate(data, windowBits: 16 + 15, limit: limit, name: "gzip")
             case "deflate":
                 // RFC 9110's "deflate" is the zlib format; a raw deflate stream has no zlib header.
-                let zlibWrapped = data.count >= 2 && data[0] & 0x0F == 8 && (UInt16(data[0]) << 8 | UInt16(data[1])) % 31 == 0
+                let zlibWrapped =
+                    data.count >= 2 && data[0] & 0x0F == 8 && (UInt16(data[0]) << 8 | UInt16(data[1])) % 31 == 0
                 data = try inflate(data, windowBits: zlibWrapped ? 15 : -15, limit: limit, name: "deflate")
             default:
                 throw CollectorError(

@@ -57,7 +57,9 @@ package struct PostHogBatch: Sendable {
                 return .invalid(
                     messageID: nil, EventValidationError(.malformed, field: "", reason: "an event is a JSON object"))
             }
-            if apiKey == nil { apiKey = object.text(["api_key", "token"]) ?? object.object("properties")?.text("token") }
+            if apiKey == nil {
+                apiKey = object.text(["api_key", "token"]) ?? object.object("properties")?.text("token")
+            }
             do {
                 return .message(try message(object, batchSentAt: sentAt, timestamps: timestamps))
             } catch {

@@ -129,7 +129,8 @@ struct EventFileParser {
                     counts.linesRead += 1
                     do {
                         let event = try eventMapping.event(
-                            for: try Self.analyticsMessage(text, format: format, timestamps: timestamps), receivedAt: nil)
+                            for: try Self.analyticsMessage(text, format: format, timestamps: timestamps),
+                            receivedAt: nil)
                         try validator.validate(event, now: now)
                         return accept(event)
                     } catch let error as EventValidationError {
