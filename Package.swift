@@ -35,12 +35,18 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        // zlib, for the collector's gzip and deflate request bodies (Content-Encoding).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         .target(name: "OnboardMetricsSDK"),
         .target(name: "OnboardMetricsTesting", dependencies: ["OnboardMetricsSDK"]),
         .target(name: "OnboardMetricsServerTesting", dependencies: ["OnboardMetrics"]),
         .target(
             name: "OnboardMetrics",
-            dependencies: ["OnboardMetricsSDK", "CPostgres"]
+            dependencies: ["OnboardMetricsSDK", "CPostgres", "CZlib"]
         ),
         .executableTarget(
             name: "funnel",

@@ -8,28 +8,64 @@ enum CollectorRouter {
     static func make(_ collector: Collector) -> Router<BasicRequestContext> {
         let router = Router()
         router.post("/v1/batch") { request, _ -> Response in
+            // The native batch, or Segment's: the body tells them apart.
             let started = Date()
-            let refusal: Collector.Answer? =
-                switch await collector.authorize(request.headers[.authorization]) {
-                case .refused(let answer): answer
-                case .allowed: nil
-                }
-            if let refusal { return response(refusal) }
-            let limit = collector.configuration.maximumBodyBytes
-            if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
-                return response(collector.bodyTooLarge(since: started))
+            let authorized: Bool
+            switch await checkHeader(request, collector) {
+            case .refused(let answer): return response(answer)
+            case .allowed(let byHeader): authorized = byHeader
             }
-            let body: ByteBuffer
-            do {
-                body = try await request.body.collect(upTo: limit)
-            } catch {
-                return response(collector.bodyTooLarge(since: started))
+            let body: [UInt8]
+            switch await readBody(request, collector, since: started) {
+            case .failure(let refusal): return response(refusal.answer)
+            case .success(let bytes): body = bytes
             }
-            return response(await collector.record(body: Array(body.readableBytesView), since: started))
+            if Collector.isSegmentBatch(body) {
+                return response(
+                    await collector.recordSegment(body: body, single: nil, authorized: authorized, since: started))
+            }
+            if !authorized, case .refused(let answer) = await collector.authorize(nil) { return response(answer) }
+            return response(await collector.record(body: body, since: started))
         }
+        EcosystemRoutes.add(to: router, collector)
         router.get("/healthz") { _, _ in response(collector.healthAnswer()) }
         router.get("/metrics") { _, _ in response(collector.metricsAnswer()) }
         return router
+    }
+
+    /// The outcome of checking a request's `Authorization` header, when it has one.
+    enum HeaderCheck {
+        /// Go on; `true` when a header named a valid key (else the body must name one).
+        case allowed(Bool)
+        case refused(Collector.Answer)
+    }
+
+    /// Checks the `Authorization` header (Bearer, or Basic with the key as user) before the body
+    /// is read; a request without one may carry its key in the body (Segment, PostHog).
+    static func checkHeader(_ request: Request, _ collector: Collector) async -> HeaderCheck {
+        guard let header = request.headers[.authorization] else { return .allowed(false) }
+        switch await collector.authorize(header) {
+        case .refused(let answer): return .refused(answer)
+        case .allowed: return .allowed(true)
+        }
+    }
+
+    /// The body, read up to the limit and decoded (`Content-Encoding`, or `encoding` when given).
+    static func readBody(_ request: Request, _ collector: Collector, encoding: String? = nil, since started: Date)
+        async -> Result<[UInt8], Collector.RefusedBody>
+    {
+        let limit = collector.configuration.maximumBodyBytes
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            return .failure(.init(answer: collector.bodyTooLarge(since: started)))
+        }
+        let body: ByteBuffer
+        do {
+            body = try await request.body.collect(upTo: limit)
+        } catch {
+            return .failure(.init(answer: collector.bodyTooLarge(since: started)))
+        }
+        return collector.decodeBody(
+            Array(body.readableBytesView), encoding: encoding ?? request.headers[.contentEncoding], since: started)
     }
 
     static func response(_ answer: Collector.Answer) -> Response {

@@ -31,6 +31,12 @@ struct IngestCommand: AsyncParsableCommand {
             UUID derived from it; seq is the row's position in its session; event ids are derived \
             from the row's content, so ingesting the same file again adds nothing.
 
+            Segment and PostHog exports (--input-format segment|posthog): one JSON object per line, a \
+            Segment message (track, screen, page, identify...; Segment's archive lines) or a PostHog \
+            event (its event export), turned into onboarding events by the naming convention or \
+            --mapping FILE as `funnel serve` does (README, "Use your existing analytics SDK"); \
+            messageId / uuid give the stable event ids, so ingesting a file again adds nothing.
+
             Timestamps: ISO 8601 (2026-01-31T09:15:02.125Z, +01:00 offsets) or \
             YYYY-MM-DD HH:MM:SS[.fff]; without a zone, in --timezone (default UTC).
 
@@ -47,8 +53,14 @@ struct IngestCommand: AsyncParsableCommand {
     @Argument(help: "The files to ingest.")
     var files: [String]
 
-    @Option(help: "Input format: jsonl or csv (default: by --map and file name).")
+    @Option(help: "Input format: jsonl, csv, segment or posthog (default: by --map and file name).")
     var inputFormat: IngestOptions.Format?
+
+    @Option(
+        help: ArgumentHelp(
+            "For segment and posthog input: a JSON file mapping event and screen names to onboarding events.",
+            valueName: "file"))
+    var mapping: String?
 
     @Option(
         help: ArgumentHelp("Map an event field to a CSV column: FIELD=COLUMN (repeatable).", valueName: "FIELD=COLUMN"))
@@ -74,8 +86,18 @@ struct IngestCommand: AsyncParsableCommand {
     func validate() throws {
         if inputFormat == .jsonl, !map.isEmpty { throw ValidationError("--map applies to CSV input only") }
         if inputFormat == .csv, map.isEmpty { throw ValidationError("CSV input needs --map options") }
+        if inputFormat == .segment || inputFormat == .posthog, !map.isEmpty {
+            throw ValidationError("--map applies to CSV input only")
+        }
+        if mapping != nil, inputFormat != .segment, inputFormat != .posthog {
+            throw ValidationError("--mapping applies to --input-format segment or posthog")
+        }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
-        do { _ = try makeOptions() } catch let error as IngestError { throw ValidationError(error.message) }
+        do { _ = try makeOptions() } catch let error as IngestError {
+            throw ValidationError(error.message)
+        } catch let error as EventMappingError {
+            throw ValidationError(error.message)
+        }
         // Checked before anything is read, so a mistyped path never replaces an input.
         for rejectsPath in rejects.map({ [$0] }) ?? files.map({ $0 + ".rejects" }) {
             if let input = files.first(where: { IngestPaths.sameFile($0, rejectsPath) }) {
@@ -86,9 +108,11 @@ struct IngestCommand: AsyncParsableCommand {
     }
 
     private func makeOptions() throws -> IngestOptions {
-        IngestOptions(
+        var options = IngestOptions(
             format: inputFormat, mapping: map.isEmpty ? nil : try ColumnMapping(specifications: map),
             timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize)
+        if let mapping { options.eventMapping = try EventMapping(contentsOf: mapping) }
+        return options
     }
 
     func run() async throws {

@@ -19,8 +19,15 @@ struct ServeCommand: AsyncParsableCommand {
             server stamps received_at and takes the batch's sent_at for clock-skew correction. \
             Resending is safe: an event_id is stored once.
 
+            Segment's HTTP Tracking API (POST /v1/batch with {"batch": [...]}, /v1/track, \
+            /v1/identify, /v1/page, /v1/screen, /v1/group, /v1/alias; the app key as the write key, \
+            by HTTP Basic or in the body) and PostHog's capture API (POST /batch/, /capture/, /e/, \
+            /i/v0/e/; the app key as api_key) are served too: their calls become onboarding events \
+            by a naming convention or --mapping FILE (README, "Use your existing analytics SDK"). \
+            Bodies may be gzip or deflate (Content-Encoding; PostHog's ?compression=gzip-js).
+
             Refusals: 401 unknown or revoked key, 400 not a batch, 413 body or batch too large \
-            (split it), 429 over the rate limit (Retry-After says when to come back). \
+            (split it), 415 a Content-Encoding other than gzip or deflate, 429 over the rate limit (Retry-After says when to come back). \
             GET /healthz answers while the process runs; GET /metrics is in Prometheus's text \
             format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes. \
             A connection is closed when a client takes longer than --header-timeout to send its \
@@ -62,6 +69,13 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where events wait on disk while PostgreSQL is unreachable.")
     var spoolDir = ".onboardmetrics/serve-spool"
 
+    @Option(
+        help: ArgumentHelp(
+            "A JSON file mapping Segment and PostHog event and screen names to onboarding events.",
+            discussion: "See README, \"Use your existing analytics SDK\". Without it the naming convention applies.",
+            valueName: "file"))
+    var mapping: String?
+
     @Option(help: "Server log level: trace, debug, info, notice, warning, error or critical.")
     var logLevel = "warning"
 
@@ -101,6 +115,8 @@ struct ServeCommand: AsyncParsableCommand {
         collectorConfiguration.maximumEvents = maxEvents
         collectorConfiguration.rateLimit = rateLimit
         collectorConfiguration.burst = burst
+        if let mapping { collectorConfiguration.mapping = try EventMapping(contentsOf: mapping) }
+        collectorConfiguration.log = { console.status($0) }
         let collector = Collector(configuration: collectorConfiguration, recorder: recorder, keys: keys)
 
         let timeouts = ConnectionTimeouts(
@@ -115,7 +131,9 @@ struct ServeCommand: AsyncParsableCommand {
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
-                console.status("collecting on port \(port); POST /v1/batch, GET /healthz, GET /metrics")
+                console.status(
+                    "collecting on port \(port); POST /v1/batch (native or Segment), /v1/track|identify|page|screen, "
+                        + "PostHog /batch/, /capture/, /e/, /i/v0/e/; GET /healthz, GET /metrics")
             },
             logger: logger)
         do {

@@ -76,6 +76,8 @@ public struct SessionGrouper {
     /// Every open session, in the order it may expire after `closeAfter`.
     private var expiry = ExpiryQueue()
     private var watermark = Int64.min
+    /// Cuts the session streams of events that came without a session (``DerivedSessionID``).
+    private var derived = DerivedSessionSplitter()
     /// Sessions open right now, and the most ever open at once.
     public private(set) var openCount = 0
     public private(set) var peakOpenCount = 0
@@ -108,6 +110,11 @@ public struct SessionGrouper {
         sessionID: UUID, userID: () -> String, streamTime: Int64, event: RecordedEvent, clockOffset: Int64?,
         emit: (RecordedSession) throws -> Void
     ) rethrows {
+        var sessionID = sessionID
+        var event = event
+        if DerivedSessionID.isStream(sessionID) {
+            (sessionID, event.seq) = derived.session(stream: sessionID, time: streamTime)
+        }
         if streamTime > watermark { watermark = streamTime }
         let slot: Int
         if sessionID == lastSessionID {

@@ -21,6 +21,11 @@ package final class Collector: Sendable {
         package var burst = 1_000.0
         /// The server's clock: `received_at`, rate limiting.
         package var clock: @Sendable () -> Date = { Date() }
+        /// How Segment and PostHog calls become onboarding events (`--mapping`).
+        package var mapping = EventMapping()
+        /// Where rejected events of Segment and PostHog batches are told (their clients do not read
+        /// per-event results).
+        package var log: @Sendable (String) -> Void = { _ in }
 
         package init() {}
     }
@@ -59,14 +64,37 @@ package final class Collector: Sendable {
 
     /// Checks the `Authorization` header: the key's record, or the answer that refuses the request.
     package func authorize(_ header: String?) async -> Authorization {
+        await authorize(secret: Self.secret(fromAuthorization: header))
+    }
+
+    /// The app key in an `Authorization` header: `Bearer KEY`, or HTTP Basic with the key as the
+    /// user name and an empty password (how Segment's and RudderStack's clients send a write key).
+    package static func secret(fromAuthorization header: String?) -> String? {
+        guard let header else { return nil }
+        let parts = header.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2 else { return nil }
+        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        switch parts[0].lowercased() {
+        case "bearer": return value.isEmpty ? nil : value
+        case "basic":
+            guard let data = Data(base64Encoded: value), let text = String(data: data, encoding: .utf8) else {
+                return nil
+            }
+            let user = text.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init)
+            return user?.isEmpty == false ? user : nil
+        default: return nil
+        }
+    }
+
+    /// Checks an app key (from a header or, for Segment and PostHog, from the body).
+    package func authorize(secret: String?) async -> Authorization {
         let started = Date()
-        guard let header, header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+        guard let secret, !secret.isEmpty else {
             return .refused(
                 refuse(
                     401, "unauthorized", "send the app key as Authorization: Bearer KEY (funnel keys create makes one)",
                     headers: [("WWW-Authenticate", "Bearer")], since: started))
         }
-        let secret = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
         let key: AppKey?
         do {
             key = try await keys.key(for: secret, now: configuration.clock())
@@ -140,6 +168,7 @@ package final class Collector: Sendable {
             }
         }
         let response = BatchResponse(results: results)
+        for case let error? in results.map(\.error) { metrics.rejected(format: "native", code: error.code) }
         if response.accepted > 0 { await recorder.flush() }
         let seconds = Date().timeIntervalSince(started)
         metrics.batch(
@@ -166,23 +195,22 @@ package final class Collector: Sendable {
             body: Self.encode(Health(recorder: recorder.counters)))
     }
 
-    private func refuse(
+    func refuse(
         _ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [], since started: Date
     ) -> Answer {
         metrics.batch(status: status, seconds: Date().timeIntervalSince(started))
         return Answer(
             status: status, headers: [("Content-Type", "application/json")] + headers,
-            body: Self.encode(CollectorErrorResponse(code: code, message: message)))
+            body: Self.encode(RefusalBody(code: code, message: message)))
     }
 
-    private static func rejection(_ index: Int, _ eventID: UUID?, _ error: EventValidationError) -> BatchResponse.Result
-    {
+    static func rejection(_ index: Int, _ eventID: UUID?, _ error: EventValidationError) -> BatchResponse.Result {
         .init(
             index: index, eventID: eventID, status: .rejected,
             error: .init(code: error.code.description, field: error.field, reason: error.reason))
     }
 
-    private static func encode<T: Encodable>(_ value: T) -> Data {
+    static func encode<T: Encodable>(_ value: T) -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data(#"{"error":{"code":"internal","message":"encoding failed"}}"#.utf8)

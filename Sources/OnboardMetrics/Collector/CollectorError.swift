@@ -10,6 +10,10 @@ public struct CollectorError: Error, Sendable, CustomStringConvertible {
         public static let malformedBatch = Code("malformed")
         /// The batch holds more events than the server takes at once (HTTP 413).
         public static let tooManyEvents = Code("too_many_events")
+        /// The body is compressed in an encoding the collector does not read (HTTP 415).
+        public static let unsupportedEncoding = Code("unsupported_encoding")
+        /// The body, decompressed, is over the body limit (HTTP 413).
+        public static let bodyTooLarge = Code("payload_too_large")
         /// No such app key, or it is revoked.
         public static let unknownKey = Code("unknown_key")
         /// An app key's name is empty or too long.

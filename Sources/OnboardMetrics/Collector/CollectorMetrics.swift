@@ -17,6 +17,22 @@ package final class CollectorMetrics: @unchecked Sendable {
     private var bucketCounts = [Int](repeating: 0, count: CollectorMetrics.latencyBuckets.count)
     private var latencyCount = 0
     private var latencySum = 0.0
+    /// Rejected events by wire format and error code.
+    private var rejections: [Rejection: Int] = [:]
+    /// Requests of the Segment and PostHog endpoints by format and status.
+    private var formatRequests: [FormatStatus: Int] = [:]
+
+    private struct Rejection: Hashable, Comparable {
+        var format: String
+        var code: String
+        static func < (a: Self, b: Self) -> Bool { (a.format, a.code) < (b.format, b.code) }
+    }
+
+    private struct FormatStatus: Hashable, Comparable {
+        var format: String
+        var status: Int
+        static func < (a: Self, b: Self) -> Bool { (a.format, a.status) < (b.format, b.status) }
+    }
 
     package init() {}
 
@@ -33,6 +49,22 @@ package final class CollectorMetrics: @unchecked Sendable {
         }
     }
 
+    /// Counts one rejected event of a wire format (`native`, `segment`, `posthog`) by its error code.
+    /// - Returns: how many events of that format and code were rejected so far.
+    @discardableResult
+    package func rejected(format: String, code: String) -> Int {
+        lock.withLock {
+            let key = Rejection(format: format, code: code)
+            rejections[key, default: 0] += 1
+            return rejections[key] ?? 0
+        }
+    }
+
+    /// Counts one answered request of a wire format's endpoints by status.
+    package func request(format: String, status: Int) {
+        lock.withLock { formatRequests[FormatStatus(format: format, status: status), default: 0] += 1 }
+    }
+
     /// The exposition text: the collector's own counts and the recorder's (`committed`, `spooled`,
     /// `duplicates`, `dropped`) at this moment.
     package func exposition(recorder: EventRecorder.Counters) -> String {
@@ -45,6 +77,17 @@ package final class CollectorMetrics: @unchecked Sendable {
             metric("events_received_total", "counter", "Events received in batches.", [("", "\(received)")])
             metric("events_accepted_total", "counter", "Events accepted for recording.", [("", "\(accepted)")])
             metric("events_rejected_total", "counter", "Events rejected as invalid.", [("", "\(rejected)")])
+            metric(
+                "events_rejected_by_reason_total", "counter", "Events rejected, by wire format and error code.",
+                rejections.keys.sorted().map {
+                    ("{format=\"\($0.format)\",code=\"\($0.code)\"}", "\(rejections[$0] ?? 0)")
+                })
+            metric(
+                "format_requests_total", "counter",
+                "Requests by wire format (native, segment, posthog) and HTTP status.",
+                formatRequests.keys.sorted().map {
+                    ("{format=\"\($0.format)\",status=\"\($0.status)\"}", "\(formatRequests[$0] ?? 0)")
+                })
             metric(
                 "events_committed_total", "counter", "Events newly stored in PostgreSQL.",
                 [("", "\(recorder.committed)")])

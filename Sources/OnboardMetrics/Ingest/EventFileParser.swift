@@ -17,6 +17,8 @@ struct EventFileParser {
     let timestamps: TimestampParser
     let now: Date
     let batchSize: Int
+    /// For Segment and PostHog lines.
+    var eventMapping = EventMapping()
     private let validator = EventValidator()
 
     init(
@@ -127,6 +129,19 @@ struct EventFileParser {
                         try refuse(number, error.description, text)
                         return true
                     }
+                case .segment, .posthog:
+                    if Self.isBlank(text) { return true }
+                    counts.linesRead += 1
+                    do {
+                        let event = try eventMapping.event(
+                            for: try Self.analyticsMessage(text, format: format, timestamps: timestamps),
+                            receivedAt: nil)
+                        try validator.validate(event, now: now)
+                        return accept(event)
+                    } catch let error as EventValidationError {
+                        try refuse(number, error.description, text)
+                        return true
+                    }
                 case .csv:
                     if !csv.isPending, text.isEmpty { return true }
                     csv.expectedFieldCount = headerFieldCount
@@ -141,6 +156,20 @@ struct EventFileParser {
         }
         if !batch.isEmpty, !emit(batch) { counts.stopped = true }
         return counts
+    }
+
+    /// A Segment or PostHog export line as a message.
+    private static func analyticsMessage(
+        _ line: UnsafeBufferPointer<UInt8>, format: IngestOptions.Format, timestamps: TimestampParser
+    ) throws -> AnalyticsMessage {
+        var cursor = JSONCursor(line)
+        guard cursor.peek() == 123 else { throw cursor.error("a line is a JSON object") }
+        let object = try cursor.object()
+        cursor.skipWhitespace()
+        guard cursor.atEnd else { throw cursor.error("text after the JSON object") }
+        return format == .segment
+            ? try SegmentBatch.message(object, defaultType: nil, batchSentAt: nil, timestamps: timestamps)
+            : try PostHogBatch.message(object, batchSentAt: nil, timestamps: timestamps)
     }
 
     private static func isBlank(_ text: UnsafeBufferPointer<UInt8>) -> Bool {

@@ -101,9 +101,10 @@ public struct EventIngester: Sendable {
         for (index, path) in paths.enumerated() {
             let format = options.format(of: path)
             let rejects = try shared ?? RejectsFile(path: path + ".rejects", inputs: paths)
-            let parser = EventFileParser(
+            var parser = EventFileParser(
                 path: path, format: format, mapping: options.mapping, timestamps: timestamps, now: now,
                 batchSize: options.batchSize)
+            parser.eventMapping = options.eventMapping
             let counts = try parser.run(rejects: rejects) { events in
                 handoff.put(Batch(file: index, events: events))
             } reject: {

@@ -8,6 +8,10 @@ public struct IngestOptions: Sendable {
         case jsonl
         /// A CSV export with a header row, read through a ``ColumnMapping``.
         case csv
+        /// One Segment message per line (Segment's S3/warehouse archives), through the event mapping.
+        case segment
+        /// One PostHog event per line (PostHog's event export), through the event mapping.
+        case posthog
 
         /// The format a file name suggests: `.csv` is CSV, anything else JSONL.
         public static func detect(path: String) -> Format {
@@ -28,6 +32,8 @@ public struct IngestOptions: Sendable {
     public var batchSize: Int
     /// The clock reading events are validated against (nil: the time the ingest starts).
     public var now: Date?
+    /// How Segment and PostHog lines become onboarding events (the naming convention unless set).
+    package var eventMapping = EventMapping()
 
     /// Creates options.
     public init(

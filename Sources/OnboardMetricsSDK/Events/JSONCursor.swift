@@ -227,7 +227,7 @@ package struct JSONCursor {
     }
 
     /// Reads any JSON value.
-    mutating func value(depth: Int = 0) throws -> JSONValue {
+    package mutating func value(depth: Int = 0) throws -> JSONValue {
         guard depth < Self.maximumDepth else { throw error("nested more than \(Self.maximumDepth) levels") }
         switch peek() {
         case 34: return .string(try string())
