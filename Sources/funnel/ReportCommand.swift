@@ -46,11 +46,7 @@ struct ReportCommand: AsyncParsableCommand {
     @Option(help: "What to count: session or user.")
     var per: FunnelOptions.Unit = .session
 
-    @Option(help: "Conversion window after a session's start, e.g. 7d, 12h, 30m.")
-    var window = "7d"
-
-    @Option(help: "Inactivity after which a session without completion has dropped, e.g. 30m.")
-    var inactivity = "30m"
+    @OptionGroup var timing: FunnelTimingOptions
 
     @Option(
         name: .customLong("by"),
@@ -64,15 +60,15 @@ struct ReportCommand: AsyncParsableCommand {
         guard (flow.flow == nil) != (steps == nil) else {
             throw ValidationError("pass either --flow FILE|ID (a flow funnel) or --steps a,b,c (an ad-hoc funnel)")
         }
-        _ = try Self.seconds(window, option: "--window")
-        _ = try Self.seconds(inactivity, option: "--inactivity")
+        _ = try timing.windowSeconds()
+        _ = try timing.inactivitySeconds()
     }
 
     func run() async throws {
         var options = FunnelOptions()
         options.unit = per
-        options.window = try Self.seconds(window, option: "--window")
-        options.inactivity = try Self.seconds(inactivity, option: "--inactivity")
+        options.window = try timing.windowSeconds()
+        options.inactivity = try timing.inactivitySeconds()
         options.since = try range.sinceDate
         options.until = try range.untilDate
         options.breakdown = breakdown

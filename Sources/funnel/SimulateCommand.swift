@@ -53,11 +53,7 @@ struct SimulateCommand: AsyncParsableCommand {
     @Option(help: "Below this many viewers of a step in a stratum, behaviour is pooled over all strata.")
     var minViewers = 30
 
-    @Option(help: "Conversion window after a session's start, e.g. 7d.")
-    var window = "7d"
-
-    @Option(help: "Inactivity after which a session without completion has dropped, e.g. 30m.")
-    var inactivity = "30m"
+    @OptionGroup var timing: FunnelTimingOptions
 
     @OptionGroup var range: TimeRangeOptions
     @OptionGroup var database: DatabaseOptions
@@ -69,8 +65,8 @@ struct SimulateCommand: AsyncParsableCommand {
         guard minViewers >= 1 else { throw ValidationError("--min-viewers must be at least 1") }
         _ = try assumptions()
         _ = try variantFilter()
-        _ = try ReportCommand.seconds(window, option: "--window")
-        _ = try ReportCommand.seconds(inactivity, option: "--inactivity")
+        _ = try timing.windowSeconds()
+        _ = try timing.inactivitySeconds()
     }
 
     private func assumptions() throws -> [String: Double] {
@@ -109,8 +105,8 @@ struct SimulateCommand: AsyncParsableCommand {
         options.stratify = stratify
         options.variant = try variantFilter()
         options.minimumObservations = minViewers
-        options.window = try ReportCommand.seconds(window, option: "--window")
-        options.inactivity = try ReportCommand.seconds(inactivity, option: "--inactivity")
+        options.window = try timing.windowSeconds()
+        options.inactivity = try timing.inactivitySeconds()
         options.since = try range.sinceDate
         options.until = try range.untilDate
         let reader = SessionReader(

@@ -34,11 +34,7 @@ struct TrendsCommand: AsyncParsableCommand {
 
     @OptionGroup var range: TimeRangeOptions
 
-    @Option(help: "Conversion window after a session's start, e.g. 7d, 12h.")
-    var window = "7d"
-
-    @Option(help: "Inactivity after which a session without completion has dropped, e.g. 30m.")
-    var inactivity = "30m"
+    @OptionGroup var timing: FunnelTimingOptions
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var output: HTMLOutputOptions
@@ -51,8 +47,8 @@ struct TrendsCommand: AsyncParsableCommand {
     private func makeOptions() throws -> TrendOptions {
         var options = TrendOptions()
         options.interval = interval
-        options.funnel.window = try ReportCommand.seconds(window, option: "--window")
-        options.funnel.inactivity = try ReportCommand.seconds(inactivity, option: "--inactivity")
+        options.funnel.window = try timing.windowSeconds()
+        options.funnel.inactivity = try timing.inactivitySeconds()
         options.funnel.since = try range.sinceDate
         options.funnel.until = try range.untilDate
         options.funnel.breakdown = breakdown
