@@ -19,6 +19,14 @@ let package = Package(
         // No default traits: the collector needs neither swift-configuration nor the full Foundation extras.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // Server side only: the SDK target below stays Foundation-only.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],
     targets: [
         .systemLibrary(
@@ -27,9 +35,21 @@ let package = Package(
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
         .target(name: "OnboardMetricsSDK"),
+        // migrations/ and examples/flows/ travel inside the binary as generated sources
+        // (Migrations/BundledMigrations.swift, Generation/BundledExampleFlows.swift): SwiftPM takes
+        // resources only from inside a target's folder, and a resource bundle would have to sit
+        // beside the binary. scripts/generate-bundled-files.sh writes them; a test compares.
         .target(
             name: "OnboardMetrics",
-            dependencies: ["OnboardMetricsSDK", "CPostgres"]
+            dependencies: [
+                "OnboardMetricsSDK", "CPostgres",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .executableTarget(
             name: "funnel",
@@ -38,6 +58,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -49,12 +73,33 @@ let package = Package(
         ),
         .testTarget(
             name: "OnboardMetricsTests",
-            dependencies: ["OnboardMetrics", "OnboardMetricsSDK"]
+            dependencies: [
+                "OnboardMetrics", "OnboardMetricsSDK",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(
             name: "DatabaseTests",
-            dependencies: ["OnboardMetrics", "OnboardMetricsSDK"]
+            dependencies: [
+                "OnboardMetrics", "OnboardMetricsSDK",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Micro-benchmarks (ordo-one/benchmark), kept out of the default build and CI: they add a
+// dependency tree and build time nobody needs to run the tool. Run them with
+//   ONBOARDMETRICS_BENCHMARKS=1 swift package benchmark --target JSONEventParsing
+if Context.environment["ONBOARDMETRICS_BENCHMARKS"] != nil {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(
+        .executableTarget(
+            name: "JSONEventParsing",
+            dependencies: ["OnboardMetricsSDK", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/JSONEventParsing",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]))
+}

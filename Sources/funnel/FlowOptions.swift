@@ -9,7 +9,8 @@ struct FlowOptions: ParsableArguments {
         help: ArgumentHelp(
             "A flow definition (JSON file), or the id of a flow stored in the database.",
             discussion: "With a file, the other flows in its folder are the sub-flows hand-offs may enter "
-                + "(e.g. examples/flows/). With an id, the newest stored version is used."))
+                + "(e.g. examples/flows/). With an id, the newest stored version is used. "
+                + "examples/flows/NAME.json also works without the source tree: funnel carries those files."))
     var flow: String?
 
     /// The flow and the catalog of flows it may hand off to.
@@ -24,6 +25,8 @@ struct FlowOptions: ParsableArguments {
             }
             return (definition, try FlowCatalog([definition]))
         }
+        // examples/flows/NAME.json from a folder without the source tree: the copy in the binary.
+        if let bundled = try ExampleFlows.bundled(named: flow) { return bundled }
         let stored = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             return try connection.query(

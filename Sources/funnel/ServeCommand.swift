@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import OnboardMetrics
+import ServiceLifecycle
 
 /// `funnel serve`: the HTTP collector apps send their events to, so they never hold database
 /// credentials.
@@ -23,6 +24,7 @@ struct ServeCommand: AsyncParsableCommand {
             (split it), 429 over the rate limit (Retry-After says when to come back). \
             GET /healthz answers while the process runs; GET /metrics is in Prometheus's text \
             format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes.
+            Each refused request is logged (stderr, --log-level info) with its status and code.
 
             The first line on stdout is the URL the server listens on (useful with --port 0).
             """)
@@ -51,9 +53,6 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Where events wait on disk while PostgreSQL is unreachable.")
     var spoolDir = ".onboardmetrics/serve-spool"
 
-    @Option(help: "Server log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "warning"
-
     @OptionGroup var schema: SchemaOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -65,11 +64,13 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard maxEvents > 0 else { throw ValidationError("--max-events must be positive") }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
     }
 
     func run() async throws {
         let console = Console(quiet: quiet)
+        try self.database.logging.bootstrap(fallback: quiet ? .error : .info)
+        // Before the collector and the recorder exist: they make their metrics when built.
+        let metrics = ServeMetrics.bootstrap()
         let database = try await database.resolve(console: console)
         try await schema.migrate(database, console: console)
         let keys = AppKeyCache(database: database)
@@ -77,7 +78,6 @@ struct ServeCommand: AsyncParsableCommand {
 
         var recorderConfiguration = EventRecorder.Configuration(database: database)
         recorderConfiguration.spoolDirectory = spoolDir
-        recorderConfiguration.log = { console.status("recorder: \($0)") }
         let recorder = try EventRecorder(configuration: recorderConfiguration)
         var collectorConfiguration = Collector.Configuration()
         collectorConfiguration.maximumBodyBytes = maxBodyBytes
@@ -86,25 +86,26 @@ struct ServeCommand: AsyncParsableCommand {
         collectorConfiguration.burst = burst
         let collector = Collector(configuration: collectorConfiguration, recorder: recorder, keys: keys)
 
-        var logger = Logger(label: "funnel.serve")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        let logger = Logger(label: "funnel.serve")
         let app = Application(
-            router: CollectorRouter.make(collector),
-            configuration: .init(address: .hostname(host, port: port), serverName: "funnel-serve"),
+            router: CollectorRouter.make(collector, metrics: metrics),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "funnel/\(OnboardMetricsVersion.current)"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
                 console.status("collecting on port \(port); POST /v1/batch, GET /healthz, GET /metrics")
             },
             logger: logger)
-        do {
-            try await app.runService()
-        } catch {
-            _ = await recorder.shutdown()
-            throw error
-        }
-        // The server has answered every request it took; what they accepted is committed or spooled.
-        let counters = await recorder.shutdown()
+        // A graceful shutdown (SIGTERM, SIGINT) stops the services in reverse order: the server
+        // stops accepting and answers what is in flight, the key cache closes, then the recorder
+        // flushes what those requests accepted.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: recorder), .init(service: keys), .init(service: app)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        let counters = recorder.counters
         console.status(
             "stopped: \(counters.committed) events committed, \(counters.duplicates) duplicates, "
                 + "\(counters.spooled) spooled, \(counters.rejected) rejected")
