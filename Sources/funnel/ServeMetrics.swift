@@ -44,9 +44,14 @@ struct ServeMetrics: MetricsFactory {
         return factory.registry
     }
 
+    /// A full metric name with its help line (the unit is part of our names already).
+    private static func descriptor(_ name: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: name, unitName: "", helpText: help)
+    }
+
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
         guard let help = Self.help[label] else { return prometheus.makeCounter(label: label, dimensions: dimensions) }
-        return registry.makeCounter(name: label, labels: dimensions, help: help)
+        return registry.makeCounter(descriptor: Self.descriptor(label, help), labels: dimensions)
     }
 
     func makeFloatingPointCounter(label: String, dimensions: [(String, String)]) -> any FloatingPointCounterHandler {
@@ -57,7 +62,7 @@ struct ServeMetrics: MetricsFactory {
         guard !aggregate, let help = Self.help[label] else {
             return prometheus.makeRecorder(label: label, dimensions: dimensions, aggregate: aggregate)
         }
-        return registry.makeGauge(name: label, labels: dimensions, help: help)
+        return registry.makeGauge(descriptor: Self.descriptor(label, help), labels: dimensions)
     }
 
     func makeMeter(label: String, dimensions: [(String, String)]) -> any MeterHandler {
@@ -67,7 +72,8 @@ struct ServeMetrics: MetricsFactory {
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
         guard let help = Self.help[label] else { return prometheus.makeTimer(label: label, dimensions: dimensions) }
         let buckets = prometheus.durationHistogramBuckets[label] ?? prometheus.defaultDurationHistogramBuckets
-        return registry.makeDurationHistogram(name: label, labels: dimensions, buckets: buckets, help: help)
+        return registry.makeDurationHistogram(
+            descriptor: Self.descriptor(label, help), labels: dimensions, buckets: buckets)
     }
 
     func destroyCounter(_ handler: any CounterHandler) { prometheus.destroyCounter(handler) }
