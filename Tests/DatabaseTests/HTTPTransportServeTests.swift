@@ -15,7 +15,7 @@ import Testing
             endpoint: endpoint, appKey: key, queueDirectory: folder.appendingPathComponent("outbox").path)
         configuration.initialBackoff = 0.05
         configuration.maximumBackoff = 0.5
-        configuration.logger.logLevel = .critical
+        configuration.log = { _ in }
         configure(&configuration)
         return try HTTPTransport(configuration: configuration)
     }

@@ -11,7 +11,10 @@ import Testing
         let folder = try TestDatabase.temporaryFolder("install")
         defer { try? FileManager.default.removeItem(at: folder) }
         let binary = folder.appendingPathComponent("funnel").path
-        try FileManager.default.copyItem(atPath: TestDatabase.funnelExecutable, toPath: binary)
+        // Copied by cp, not by this process: a child that another test forks meanwhile would inherit
+        // our descriptor of the new file, and running it would fail with "text file busy".
+        let copied = try await FunnelProcess.run([TestDatabase.funnelExecutable, binary], executable: "/bin/cp")
+        #expect(copied.status == 0, "\(copied.errors)")
 
         let version = try await FunnelProcess.run(["--version"], executable: binary, directory: folder)
         #expect(version.status == 0)

@@ -178,7 +178,7 @@ struct PrometheusText {
             throw Malformed(line: number, reason: "no space before the value")
         }
         let fields = line[line.index(after: index)...].split(separator: " ", omittingEmptySubsequences: false)
-        guard (1...2).contains(fields.count), let value = number(String(fields[0])) else {
+        guard (1...2).contains(fields.count), let value = Self.number(String(fields[0])) else {
             throw Malformed(line: number, reason: "bad value in \(line)")
         }
         if fields.count == 2, Int64(fields[1]) == nil {
