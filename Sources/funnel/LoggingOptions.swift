@@ -28,15 +28,20 @@ struct LoggingOptions: ParsableArguments {
     }
     private static let once = Once()
 
+    /// An unknown `LOG_LEVEL` (an environment variable, so no usage text goes with it).
+    struct UnknownLevel: Error, CustomStringConvertible {
+        var text: String
+        var description: String {
+            "LOG_LEVEL=\(text) is not a level: trace, debug, info, notice, warning, error or critical"
+        }
+    }
+
     /// The level these options ask for: `--log-level`, `LOG_LEVEL`, else `fallback`.
-    /// - Throws: `ValidationError` for an unknown `LOG_LEVEL`.
+    /// - Throws: ``UnknownLevel``.
     func level(fallback: Logger.Level) throws -> Logger.Level {
         if let logLevel { return logLevel }
         if let text = ProcessInfo.processInfo.environment["LOG_LEVEL"], !text.isEmpty {
-            guard let level = Logger.Level(rawValue: text.lowercased()) else {
-                throw ValidationError(
-                    "LOG_LEVEL=\(text) is not a level: trace, debug, info, notice, warning, error or critical")
-            }
+            guard let level = Logger.Level(rawValue: text.lowercased()) else { throw UnknownLevel(text: text) }
             return level
         }
         return fallback
