@@ -25,8 +25,16 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         // `swift package generate-documentation` for the DocC catalogs (a plugin: not linked into anything).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
-        // The collector's connection timeouts are NIO channel handlers (both already come with Hummingbird).
-        .package(url: "https://github.com/apple/swift-nio", from: "2.80.0"),
+        // Server side only: the SDK target below stays Foundation-only.
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        // NIOThreadPool for blocking libpq calls; the collector's connection timeouts are NIO
+        // channel handlers (both already come with Hummingbird).
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
     ],
     targets: [
@@ -44,9 +52,21 @@ let package = Package(
         .target(name: "OnboardMetricsSDK"),
         .target(name: "OnboardMetricsTesting", dependencies: ["OnboardMetricsSDK"]),
         .target(name: "OnboardMetricsServerTesting", dependencies: ["OnboardMetrics"]),
+        // migrations/ and examples/flows/ travel inside the binary as generated sources
+        // (Migrations/BundledMigrations.swift, Generation/BundledExampleFlows.swift): SwiftPM takes
+        // resources only from inside a target's folder, and a resource bundle would have to sit
+        // beside the binary. scripts/generate-bundled-files.sh writes them; a test compares.
         .target(
             name: "OnboardMetrics",
-            dependencies: ["OnboardMetricsSDK", "CPostgres", "CZlib"]
+            dependencies: [
+                "OnboardMetricsSDK", "CPostgres", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "DequeModule", package: "swift-collections"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
         ),
         .executableTarget(
             name: "funnel",
@@ -57,6 +77,10 @@ let package = Package(
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -68,14 +92,33 @@ let package = Package(
         ),
         .testTarget(
             name: "OnboardMetricsTests",
-            dependencies: ["OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting"]
+            dependencies: [
+                "OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]
         ),
         .testTarget(
             name: "DatabaseTests",
             dependencies: [
                 "OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting", "OnboardMetricsServerTesting",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Micro-benchmarks (ordo-one/benchmark), kept out of the default build and CI: they add a
+// dependency tree and build time nobody needs to run the tool. Run them with
+//   ONBOARDMETRICS_BENCHMARKS=1 swift package benchmark --target JSONEventParsing
+if Context.environment["ONBOARDMETRICS_BENCHMARKS"] != nil {
+    package.dependencies.append(
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
+    package.targets.append(
+        .executableTarget(
+            name: "JSONEventParsing",
+            dependencies: ["OnboardMetricsSDK", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/JSONEventParsing",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]))
+}

@@ -21,13 +21,17 @@ struct DatabaseOptions: ParsableArguments {
         ))
     var dataDirectory: String?
 
+    @OptionGroup var logging: LoggingOptions
+
     /// The embedded cluster these options name.
     var embeddedCluster: EmbeddedCluster {
         dataDirectory.map(EmbeddedCluster.init(dataDirectory:)) ?? EmbeddedCluster.fromEnvironment()
     }
 
-    /// The configured database, or the embedded cluster, started if needed.
+    /// The configured database, or the embedded cluster, started if needed. Sets up logging
+    /// first (``LoggingOptions``), unless the command already did.
     func resolve(console: Console) async throws -> PostgresConfiguration {
+        try logging.bootstrap(fallback: console.quiet ? .error : .notice)
         if let databaseURL { return PostgresConfiguration(databaseURL) }
         if let configured = PostgresConfiguration.fromEnvironment(ProcessInfo.processInfo.environment) {
             return configured

@@ -53,7 +53,7 @@ struct DemoCommand: AsyncParsableCommand {
     func run() async throws {
         let console = Console(quiet: quiet)
         let started = Date()
-        let migrator = try Migrator(directory: try MigrationsLocation.resolve(migrationsDirectory))
+        let migrator = try MigrationsLocation.migrator(migrationsDirectory)
         let configuration = try await database.resolve(console: console)
         let plan = try DemoPlan(sessions: sessions, seed: seed, shares: Self.shares)
         let present = try await BlockingIO.run {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import OnboardMetrics
 
 /// What `funnel demo` records: per scenario, a generator and a number of sessions.
@@ -67,7 +68,7 @@ struct DemoPlan: Sendable {
         // The demo can always regenerate its data: a spool would only leave files behind.
         settings.spoolDirectory = nil
         settings.batchSize = 10_000
-        settings.log = { _ in }
+        settings.logger.logLevel = .critical  // the demo reports what matters itself
         let recorder = try EventRecorder(configuration: settings)
         let plan = self
         try await BlockingIO.run {

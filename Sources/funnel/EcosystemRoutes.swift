@@ -10,16 +10,16 @@ enum EcosystemRoutes {
         for type in AnalyticsMessage.CallType.allCases {
             router.post("/v1/\(type.rawValue)") { request, _ -> Response in
                 let started = Date()
-                let authorized: Bool
+                let key: AppKey?
                 switch await CollectorRouter.checkHeader(request, collector) {
                 case .refused(let answer): return CollectorRouter.response(collector.counted(.segment, answer))
-                case .allowed(let byHeader): authorized = byHeader
+                case .allowed(let byHeader): key = byHeader
                 }
-                switch await CollectorRouter.readBody(request, collector, since: started) {
+                switch await CollectorRouter.readBody(request, collector, key: key, since: started) {
                 case .failure(let refusal): return CollectorRouter.response(collector.counted(.segment, refusal.answer))
                 case .success(let body):
                     return CollectorRouter.response(
-                        await collector.recordSegment(body: body, single: type, authorized: authorized, since: started))
+                        await collector.recordSegment(body: body, single: type, authorized: key != nil, since: started))
                 }
             }
         }
@@ -31,10 +31,10 @@ enum EcosystemRoutes {
 
     private static func capture(_ request: Request, _ collector: Collector) async -> Response {
         let started = Date()
-        let authorized: Bool
+        let key: AppKey?
         switch await CollectorRouter.checkHeader(request, collector) {
         case .refused(let answer): return CollectorRouter.response(collector.counted(.posthog, answer))
-        case .allowed(let byHeader): authorized = byHeader
+        case .allowed(let byHeader): key = byHeader
         }
         // posthog-js names the body's compression in the query instead of Content-Encoding.
         var encoding: String?
@@ -45,11 +45,11 @@ enum EcosystemRoutes {
             default: encoding = compression
             }
         }
-        switch await CollectorRouter.readBody(request, collector, encoding: encoding, since: started) {
+        switch await CollectorRouter.readBody(request, collector, key: key, encoding: encoding, since: started) {
         case .failure(let refusal): return CollectorRouter.response(collector.counted(.posthog, refusal.answer))
         case .success(let body):
             return CollectorRouter.response(
-                await collector.recordPostHog(body: body, authorized: authorized, since: started))
+                await collector.recordPostHog(body: body, authorized: key != nil, since: started))
         }
     }
 }

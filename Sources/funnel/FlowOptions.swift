@@ -10,7 +10,8 @@ struct FlowOptions: ParsableArguments {
             "A flow definition (JSON file), or the id of a flow stored in the database.",
             discussion: "With a file that hands off to sub-flows, the other flows in its folder are the sub-flows "
                 + "(e.g. examples/flows/); an error in one of them stops the command. With an id, the newest "
-                + "stored version is used."))
+                + "stored version is used. examples/flows/NAME.json also works without the source tree: "
+                + "funnel carries those files."))
     var flow: String?
 
     /// The flow and the catalog of flows it may hand off to.
@@ -35,6 +36,8 @@ struct FlowOptions: ParsableArguments {
             // them is reported as it is, with its file, rather than as a missing hand-off target.
             return (definition, try FlowCatalog.load(directory: url.deletingLastPathComponent()))
         }
+        // examples/flows/NAME.json from a folder without the source tree: the copy in the binary.
+        if let bundled = try ExampleFlows.bundled(named: flow) { return bundled }
         let stored = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             return try connection.query(

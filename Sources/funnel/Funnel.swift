@@ -1,4 +1,5 @@
 import ArgumentParser
+import OnboardMetrics
 
 /// The `funnel` command-line tool: records, migrates and analyses onboarding events.
 @main
@@ -11,6 +12,7 @@ struct Funnel: AsyncParsableCommand {
             command uses an embedded PostgreSQL cluster under ./.onboardmetrics/postgres, created \
             and started on first use.
             """,
+        version: OnboardMetricsVersion.current,
         subcommands: [
             MigrateCommand.self,
             DatabaseCommand.self,

@@ -122,7 +122,7 @@ struct GenerateCommand: AsyncParsableCommand {
 
     private func record(_ generator: SyntheticGenerator) async throws {
         let console = output.console
-        let migrator = try Migrator(directory: try MigrationsLocation.resolve(migrationsDirectory))
+        let migrator = try MigrationsLocation.migrator(migrationsDirectory)
         let configuration = try await database.resolve(console: console)
         let flows = try generator.scenario.flows.map { flow in
             guard let version = Int32(exactly: flow.version) else {
@@ -142,8 +142,7 @@ struct GenerateCommand: AsyncParsableCommand {
             }
         }
 
-        var recorderConfiguration = EventRecorder.Configuration(database: configuration)
-        recorderConfiguration.log = { console.status("recorder: \($0)") }
+        let recorderConfiguration = EventRecorder.Configuration(database: configuration)
         let recorder = try EventRecorder(configuration: recorderConfiguration)
         let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
         let started = Date()

@@ -19,7 +19,7 @@ struct MigrateCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("migrations"),
         help:
-            "The folder of migration files. Default: ONBOARDMETRICS_MIGRATIONS, ./migrations, or the one beside the package."
+            "The folder of migration files. Default: ONBOARDMETRICS_MIGRATIONS, else the ones built into funnel."
     )
     var migrationsDirectory: String?
 
@@ -28,7 +28,7 @@ struct MigrateCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = output.console
-        let migrator = try Migrator(directory: try MigrationsLocation.resolve(migrationsDirectory))
+        let migrator = try MigrationsLocation.migrator(migrationsDirectory)
         let configuration = try await database.resolve(console: console)
         if status {
             let statuses = try await BlockingIO.run {
@@ -83,26 +83,14 @@ private struct MigrationSummary: Encodable {
     let total: Int
 }
 
-/// Finds the migrations folder when none is given.
+/// The migrations a command applies: the folder given (or ONBOARDMETRICS_MIGRATIONS), else the
+/// ones the binary carries, so an installed `funnel` works from any folder.
 enum MigrationsLocation {
-    static func resolve(_ explicit: String?) throws -> URL {
-        if let explicit { return URL(fileURLWithPath: explicit) }
+    static func migrator(_ explicit: String?) throws -> Migrator {
+        if let explicit { return try Migrator(directory: URL(fileURLWithPath: explicit)) }
         if let configured = ProcessInfo.processInfo.environment["ONBOARDMETRICS_MIGRATIONS"], !configured.isEmpty {
-            return URL(fileURLWithPath: configured)
+            return try Migrator(directory: URL(fileURLWithPath: configured))
         }
-        let fileManager = FileManager.default
-        let local = URL(fileURLWithPath: fileManager.currentDirectoryPath).appendingPathComponent("migrations")
-        if fileManager.fileExists(atPath: local.appendingPathComponent("0001_event_schema.sql").path) { return local }
-        // Built from a checkout: .build/<config>/funnel sits a few folders below the package root.
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent()
-        for _ in 0..<6 {
-            let candidate = folder.appendingPathComponent("migrations")
-            if fileManager.fileExists(atPath: candidate.appendingPathComponent("0001_event_schema.sql").path) {
-                return candidate
-            }
-            folder.deleteLastPathComponent()
-        }
-        throw ValidationError("no migrations folder found; pass --migrations DIR or set ONBOARDMETRICS_MIGRATIONS")
+        return Migrator(migrations: try Migration.bundled())
     }
 }

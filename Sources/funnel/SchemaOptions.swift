@@ -6,12 +6,12 @@ import OnboardMetrics
 struct SchemaOptions: ParsableArguments {
     @Option(
         name: .customLong("migrations"),
-        help: "The folder of migration files (see `funnel migrate`).")
+        help: "The folder of migration files. Default: the ones built into funnel (see `funnel migrate`).")
     var migrationsDirectory: String?
 
     /// Applies the migrations not applied yet.
     func migrate(_ configuration: PostgresConfiguration, console: Console) async throws {
-        let migrator = try Migrator(directory: try MigrationsLocation.resolve(migrationsDirectory))
+        let migrator = try MigrationsLocation.migrator(migrationsDirectory)
         try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }

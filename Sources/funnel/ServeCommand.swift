@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import OnboardMetrics
+import ServiceLifecycle
 
 /// `funnel serve`: the HTTP collector apps send their events to, so they never hold database
 /// credentials.
@@ -31,7 +32,8 @@ struct ServeCommand: AsyncParsableCommand {
             GET /healthz answers while the process runs; GET /metrics is in Prometheus's text \
             format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes. \
             A connection is closed when a client takes longer than --header-timeout to send its \
-            headers, --body-timeout to send its body, or stays idle past --idle-timeout.
+            headers, --body-timeout to send its body, or stays idle past --idle-timeout. \
+            Each refused request is logged (stderr, --log-level info) with its status and code.
 
             The first line on stdout is the URL the server listens on (useful with --port 0).
             """)
@@ -76,9 +78,6 @@ struct ServeCommand: AsyncParsableCommand {
             valueName: "file"))
     var mapping: String?
 
-    @Option(help: "Server log level: trace, debug, info, notice, warning, error or critical.")
-    var logLevel = "warning"
-
     @OptionGroup var schema: SchemaOptions
     @OptionGroup var database: DatabaseOptions
 
@@ -90,7 +89,6 @@ struct ServeCommand: AsyncParsableCommand {
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard maxEvents > 0 else { throw ValidationError("--max-events must be positive") }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1") }
-        guard Logger.Level(rawValue: logLevel) != nil else { throw ValidationError("unknown --log-level \(logLevel)") }
         for (name, value) in [
             ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout),
         ]
@@ -101,6 +99,9 @@ struct ServeCommand: AsyncParsableCommand {
 
     func run() async throws {
         let console = Console(quiet: quiet)
+        try self.database.logging.bootstrap(fallback: quiet ? .error : .info)
+        // Before the collector and the recorder exist: they make their metrics when built.
+        let metrics = ServeMetrics.bootstrap()
         let database = try await database.resolve(console: console)
         try await schema.migrate(database, console: console)
         let keys = AppKeyCache(database: database)
@@ -108,7 +109,6 @@ struct ServeCommand: AsyncParsableCommand {
 
         var recorderConfiguration = EventRecorder.Configuration(database: database)
         recorderConfiguration.spoolDirectory = spoolDir
-        recorderConfiguration.log = { console.status("recorder: \($0)") }
         let recorder = try EventRecorder(configuration: recorderConfiguration)
         var collectorConfiguration = Collector.Configuration()
         collectorConfiguration.maximumBodyBytes = maxBodyBytes
@@ -116,18 +116,17 @@ struct ServeCommand: AsyncParsableCommand {
         collectorConfiguration.rateLimit = rateLimit
         collectorConfiguration.burst = burst
         if let mapping { collectorConfiguration.mapping = try EventMapping(contentsOf: mapping) }
-        collectorConfiguration.log = { console.status($0) }
         let collector = Collector(configuration: collectorConfiguration, recorder: recorder, keys: keys)
 
         let timeouts = ConnectionTimeouts(
             header: .nanoseconds(Int64(headerTimeout * 1e9)), body: .nanoseconds(Int64(bodyTimeout * 1e9)),
             idle: .nanoseconds(Int64(idleTimeout * 1e9)))
-        var logger = Logger(label: "funnel.serve")
-        logger.logLevel = Logger.Level(rawValue: logLevel) ?? .warning
+        let logger = Logger(label: "funnel.serve")
         let app = Application(
-            router: CollectorRouter.make(collector),
+            router: CollectorRouter.make(collector, metrics: metrics),
             server: .http1(configuration: .init(additionalChannelHandlers: timeouts.handlers())),
-            configuration: .init(address: .hostname(host, port: port), serverName: "funnel-serve"),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "funnel/\(OnboardMetricsVersion.current)"),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
                 console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
@@ -136,14 +135,15 @@ struct ServeCommand: AsyncParsableCommand {
                         + "PostHog /batch/, /capture/, /e/, /i/v0/e/; GET /healthz, GET /metrics")
             },
             logger: logger)
-        do {
-            try await app.runService()
-        } catch {
-            _ = await recorder.shutdown()
-            throw error
-        }
-        // The server has answered every request it took; what they accepted is committed or spooled.
-        let counters = await recorder.shutdown()
+        // A graceful shutdown (SIGTERM, SIGINT) stops the services in reverse order: the server
+        // stops accepting and answers what is in flight, the key cache closes, then the recorder
+        // flushes what those requests accepted.
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: recorder), .init(service: keys), .init(service: app)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        try await group.run()
+        let counters = recorder.counters
         console.status(
             "stopped: \(counters.committed) events committed, \(counters.duplicates) duplicates, "
                 + "\(counters.spooled) spooled, \(counters.rejected) rejected")

@@ -17,7 +17,7 @@ import Testing
         configuration.spoolDirectory = spool
         configuration.initialBackoff = 0.02
         configuration.maximumBackoff = 0.2
-        configuration.log = { _ in }
+        configuration.logger.logLevel = .critical
         return configuration
     }
 

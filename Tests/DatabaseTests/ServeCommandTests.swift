@@ -88,16 +88,30 @@ import Testing
         #expect(again.status == 200)
         stored = try await fixture.storedEvents()
         #expect(stored.count == 50)
-        let metrics = String(decoding: try await Self.get(fixture.endpoint, "metrics").body, as: UTF8.self)
-        #expect(metrics.contains("onboardmetrics_events_received_total 104\n"))
-        #expect(metrics.contains("onboardmetrics_events_accepted_total 100\n"))
-        #expect(metrics.contains("onboardmetrics_events_rejected_total 4\n"))
-        #expect(metrics.contains("onboardmetrics_events_committed_total 50\n"))
-        #expect(metrics.contains("onboardmetrics_events_duplicate_total 50\n"))
-        #expect(metrics.contains(#"onboardmetrics_batch_duration_seconds_count 2"#))
+        let scrape = try await Self.get(fixture.endpoint, "metrics")
+        #expect(scrape.headers["content-type"]?.hasPrefix("text/plain; version=0.0.4") == true)
+        let metrics = try PrometheusText(String(decoding: scrape.body, as: UTF8.self))
+        let expected: [(String, Double)] = [
+            ("onboardmetrics_events_received_total", 104), ("onboardmetrics_events_accepted_total", 100),
+            ("onboardmetrics_events_rejected_total", 4), ("onboardmetrics_events_committed_total", 50),
+            ("onboardmetrics_events_duplicate_total", 50), ("onboardmetrics_events_spooled_total", 0),
+            ("onboardmetrics_events_dropped_total", 0), ("onboardmetrics_batch_duration_seconds_count", 2),
+        ]
+        for (name, value) in expected { #expect(metrics.value(name) == value, "\(name)") }
+        #expect(metrics.value("onboardmetrics_batch_requests_total", ["status": "200"]) == 2)
+        // The buckets served before swift-prometheus, with their bounds.
+        #expect(metrics.value("onboardmetrics_batch_duration_seconds_bucket", ["le": "0.001"]) != nil)
+        #expect(metrics.value("onboardmetrics_batch_duration_seconds_bucket", ["le": "+Inf"]) == 2)
+        #expect(metrics.types["onboardmetrics_batch_duration_seconds"] == "histogram")
+        #expect(metrics.types["onboardmetrics_events_committed_total"] == "counter")
+        #expect(metrics.types["onboardmetrics_recorder_queued_events"] == "gauge")
+        #expect(metrics.help["onboardmetrics_events_received_total"] == "Events received in batches.")
+        // Every batch was one COPY at most: the recorder's timer saw them.
+        #expect((metrics.value("onboardmetrics_recorder_write_duration_seconds_count") ?? 0) >= 1)
         let health = try await Self.get(fixture.endpoint, "healthz")
         #expect(health.status == 200)
         #expect(try health.json()["status"] as? String == "ok")
+        #expect(try health.json()["version"] as? String == OnboardMetricsVersion.current)
     }
 
     @Test func wrongMissingOrRevokedKeysAreRefusedAndStoreNothing() async throws {
@@ -155,6 +169,13 @@ import Testing
         #expect(digestMatches == 1)
         let unknown = try await FunnelProcess.run(["keys", "revoke", "999", "--database-url", fixture.url])
         #expect(unknown.status != 0 && unknown.errors.contains("no app key has id or prefix 999"))
+
+        // One log line per refused request, and never a key: not even the wrong one that began
+        // with a real key.
+        let log = await fixture.server.stop().errors
+        let refusals = log.split(separator: "\n").filter { $0.contains("request refused") && $0.contains("status=401") }
+        #expect(refusals.count >= 4, "\(log)")
+        #expect(!log.contains(fixture.key) && !log.contains(second), "a secret in the log")
     }
 
     @Test func limitsAnswer413And429AndMalformedBodies400() async throws {
@@ -183,6 +204,16 @@ import Testing
         let message = try #require((try malformed.json()["error"] as? [String: Any])?["message"] as? String)
         #expect(message.contains("not valid JSON (byte"))
         #expect(try await fixture.storedEvents().isEmpty)
+
+        // Each refusal is one structured line naming the key by id and prefix.
+        let log = await fixture.server.stop().errors
+        let refusals = log.split(separator: "\n").filter { $0.contains("request refused") }
+        #expect(refusals.count == 5, "\(log)")
+        for (status, code) in [("413", "payload_too_large"), ("413", "too_many_events"), ("429", "rate_limited")] {
+            #expect(refusals.contains { $0.contains("status=\(status)") && $0.contains("code=\(code)") }, "\(log)")
+        }
+        #expect(refusals.allSatisfy { $0.contains("key_prefix=") && $0.contains("key_id=") }, "\(log)")
+        #expect(!log.contains(fixture.key))
     }
 
     /// Clients post batches concurrently while the server is killed (SIGKILL) and started again on

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 /// An app key of the HTTP collector, as stored: never the key itself, only its SHA-256 and the
@@ -29,8 +30,14 @@ public struct AppKey: Sendable, Hashable, Codable {
         case revokedAt = "revoked_at"
     }
 
-    /// The digest stored for a key and compared on every request.
-    package static func digest(of secret: String) -> [UInt8] { SHA256.digest(Array(secret.utf8)) }
+    /// The digest stored for a key and compared on every request: SHA-256 (swift-crypto) of its
+    /// UTF-8 bytes, the same as PostgreSQL's `sha256(convert_to(key, 'UTF8'))`.
+    package static func digest(of secret: String) -> [UInt8] { Array(SHA256.hash(data: Data(secret.utf8))) }
+
+    /// ``digest(of:)`` in lowercase hex.
+    package static func hexDigest(of secret: String) -> String {
+        digest(of: secret).map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+    }
 
     /// A new random key: `om_` and 43 characters of base64url over 32 bytes from the system's
     /// cryptographic random source.

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The valid app keys by digest, read from PostgreSQL and read again every `refreshInterval`
 /// (so a revoked key stops working within it) or at once for an unknown key, at most once per
@@ -7,7 +8,7 @@ import Foundation
 /// outage does not queue every request behind a connection attempt.
 package final class AppKeyCache: @unchecked Sendable {
     private let database: PostgresConfiguration
-    private let refreshInterval: TimeInterval
+    let refreshInterval: TimeInterval
     private let missInterval: TimeInterval
     // Guarded by `lock`.
     private let lock = NSLock()
@@ -18,11 +19,16 @@ package final class AppKeyCache: @unchecked Sendable {
     // One connection, used by one loader at a time (`loader` is held for the whole query).
     private let loader = NSLock()
     private var connection: PostgresConnection?
+    private let logger: Logger
 
-    package init(database: PostgresConfiguration, refreshInterval: TimeInterval = 5, missInterval: TimeInterval = 1) {
+    package init(
+        database: PostgresConfiguration, refreshInterval: TimeInterval = 5, missInterval: TimeInterval = 1,
+        logger: Logger = Logger(label: "onboardmetrics.keys")
+    ) {
         self.database = database
         self.refreshInterval = refreshInterval
         self.missInterval = missInterval
+        self.logger = logger
     }
 
     /// Loads the keys now.
@@ -44,13 +50,38 @@ package final class AppKeyCache: @unchecked Sendable {
             throw failure.error
         }
         do {
-            try await load()
+            try await refresh(now: now)
         } catch {
-            lock.withLock { lastFailure = (now, error) }
             if let known { return known }
             throw error
         }
         return lock.withLock { keys[digest] }
+    }
+
+    /// Loads the keys; a failure is logged and remembered, so requests do not all retry at once.
+    func refresh(now: Date) async throws {
+        do {
+            try await load()
+        } catch {
+            let first = lock.withLock {
+                defer { lastFailure = (now, error) }
+                return lastFailure == nil
+            }
+            logger.log(
+                level: first ? .warning : .debug, "app keys cannot be read; known keys stay valid",
+                metadata: ["error": "\(error)"])
+            throw error
+        }
+    }
+
+    /// Closes the cache's connection (the service does at shutdown); a later read opens another.
+    func close() async {
+        _ = try? await BlockingIO.run { [self] in
+            loader.withLock {
+                connection?.close()
+                connection = nil
+            }
+        }
     }
 
     private func reload() throws {
@@ -60,11 +91,16 @@ package final class AppKeyCache: @unchecked Sendable {
             if connection == nil { connection = try PostgresConnection(configuration: database) }
             guard let connection else { return }
             let fresh = try AppKeyStore().activeDigests(on: connection)
-            lock.withLock {
-                keys = fresh
-                loadedAt = Date()
-                lastFailure = nil
+            let recovered = lock.withLock {
+                defer {
+                    keys = fresh
+                    loadedAt = Date()
+                    lastFailure = nil
+                }
+                return lastFailure != nil
             }
+            if recovered { logger.notice("app keys readable again", metadata: ["keys": "\(fresh.count)"]) }
+            logger.trace("app keys read", metadata: ["keys": "\(fresh.count)"])
         } catch {
             connection?.close()
             connection = nil

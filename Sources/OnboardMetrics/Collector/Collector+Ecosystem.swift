@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Segment's HTTP Tracking API and PostHog's capture API on the collector: the same keys, limits,
 /// recorder and answers-once-stored as the native batch; calls become events through
@@ -125,10 +126,12 @@ extension Collector {
             let total = metrics.rejected(format: source.rawValue, code: error.code.description)
             // Told for the first hundred, then every thousandth: a broken client must not flood the log.
             if total <= 100 || total % 1_000 == 0 {
-                configuration.log(
-                    "\(source.rawValue) event \(index)\(id.map { " (id \($0))" } ?? "") rejected: \(error)"
-                        + (total >= 100
-                            ? " [\(total) \(source.rawValue) events with \(error.code) rejected so far]" : ""))
+                var metadata: Logger.Metadata = [
+                    "format": "\(source.rawValue)", "index": "\(index)", "code": "\(error.code)",
+                    "field": "\(error.field)", "reason": "\(error.reason)", "rejected_so_far": "\(total)",
+                ]
+                if let id { metadata["id"] = "\(id)" }
+                logger.info("event rejected", metadata: metadata)
             }
         }
         for (index, item) in items.enumerated() {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The HTTP collector's logic, apart from any HTTP server: checks a batch request's key, rate
 /// and body, records its valid events through an ``EventRecorder`` and answers with a status, headers
@@ -23,9 +24,6 @@ package final class Collector: Sendable {
         package var clock: @Sendable () -> Date = { Date() }
         /// How Segment and PostHog calls become onboarding events (`--mapping`).
         package var mapping = EventMapping()
-        /// Where rejected events of Segment and PostHog batches are told (their clients do not read
-        /// per-event results).
-        package var log: @Sendable (String) -> Void = { _ in }
 
         package init() {}
     }
@@ -48,11 +46,20 @@ package final class Collector: Sendable {
     package let metrics = CollectorMetrics()
     private let keys: AppKeyCache
     private let limiter: RateLimiter
+    /// One line per refused request, with its status, code and (once known) the key's id and
+    /// prefix — never the key: a request's secret is neither logged nor put in a message. Also
+    /// where rejected events of Segment and PostHog batches are told (their clients do not read
+    /// per-event results).
+    let logger: Logger
 
-    package init(configuration: Configuration, recorder: EventRecorder, keys: AppKeyCache) {
+    package init(
+        configuration: Configuration, recorder: EventRecorder, keys: AppKeyCache,
+        logger: Logger = Logger(label: "onboardmetrics.collector")
+    ) {
         self.configuration = configuration
         self.recorder = recorder
         self.keys = keys
+        self.logger = logger
         limiter = RateLimiter(rate: configuration.rateLimit, burst: configuration.burst)
     }
 
@@ -101,7 +108,7 @@ package final class Collector: Sendable {
         } catch {
             // The caller is not authenticated: the detail (connection settings, libpq's text) goes
             // to the server's log only.
-            FileHandle.standardError.write(Data("collector: app keys cannot be checked: \(error)\n".utf8))
+            logger.error("app keys cannot be checked", metadata: ["error": "\(error)"])
             return .refused(
                 refuse(
                     503, "unavailable", "the server cannot check app keys right now; retry later",
@@ -119,31 +126,31 @@ package final class Collector: Sendable {
                 refuse(
                     429, "rate_limited",
                     "more than \(CollectorMetrics.number(configuration.rateLimit)) batches a second for this key; retry after \(seconds) s",
-                    headers: [("Retry-After", String(seconds))], since: started))
+                    headers: [("Retry-After", String(seconds))], key: key, since: started))
         }
         return .allowed(key)
     }
 
     /// The answer for a body over ``Configuration/maximumBodyBytes``.
-    package func bodyTooLarge(since started: Date) -> Answer {
+    package func bodyTooLarge(key: AppKey? = nil, since started: Date) -> Answer {
         refuse(
             413, "payload_too_large",
             "the body is over \(configuration.maximumBodyBytes) bytes; split the batch and send the parts",
-            since: started)
+            key: key, since: started)
     }
 
-    /// Records the batch in `body` and answers with one result per event.
-    package func record(body: [UInt8], since started: Date) async -> Answer {
+    /// Records the batch in `body`, sent with `key`, and answers with one result per event.
+    package func record(body: [UInt8], key: AppKey? = nil, since started: Date) async -> Answer {
         let batch: EventBatch
         do {
             let maximumEvents = configuration.maximumEvents
             batch = try body.withUnsafeBufferPointer { try EventBatch.parse($0, maximumEvents: maximumEvents) }
         } catch let error as CollectorError {
             return error.code == .tooManyEvents
-                ? refuse(413, error.code.description, error.message, since: started)
-                : refuse(400, error.code.description, error.message, since: started)
+                ? refuse(413, error.code.description, error.message, key: key, since: started)
+                : refuse(400, error.code.description, error.message, key: key, since: started)
         } catch {
-            return refuse(400, "malformed", "\(error)", since: started)
+            return refuse(400, "malformed", "\(error)", key: key, since: started)
         }
         let now = configuration.clock()
         var results: [BatchResponse.Result] = []
@@ -163,7 +170,8 @@ package final class Collector: Sendable {
                 } catch let error as EventValidationError {
                     results.append(Self.rejection(index, event.eventID, error))
                 } catch {
-                    return refuse(503, "unavailable", "the server is shutting down: \(error)", since: started)
+                    return refuse(
+                        503, "unavailable", "the server is shutting down: \(error)", key: key, since: started)
                 }
             }
         }
@@ -177,17 +185,11 @@ package final class Collector: Sendable {
         return Answer(status: 200, headers: [("Content-Type", "application/json")], body: Self.encode(response))
     }
 
-    /// `GET /metrics`.
-    package func metricsAnswer() -> Answer {
-        Answer(
-            status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
-            body: Data(metrics.exposition(recorder: recorder.counters).utf8))
-    }
-
     /// `GET /healthz`: the process answers, with the recorder's counters.
     package func healthAnswer() -> Answer {
         struct Health: Encodable {
             var status = "ok"
+            var version = OnboardMetricsVersion.current
             var recorder: EventRecorder.Counters
         }
         return Answer(
@@ -196,9 +198,21 @@ package final class Collector: Sendable {
     }
 
     func refuse(
-        _ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [], since started: Date
+        _ status: Int, _ code: String, _ message: String, headers: [(String, String)] = [], key: AppKey? = nil,
+        since started: Date
     ) -> Answer {
-        metrics.batch(status: status, seconds: Date().timeIntervalSince(started))
+        let seconds = Date().timeIntervalSince(started)
+        metrics.batch(status: status, seconds: seconds)
+        var metadata: Logger.Metadata = [
+            "status": "\(status)", "code": "\(code)", "reason": "\(message)",
+            "seconds": "\(String(format: "%.6f", seconds))",
+        ]
+        if let key {
+            metadata["key_id"] = "\(key.id)"
+            metadata["key_prefix"] = "\(key.prefix)"
+        }
+        // The client's fault (401, 400, 413, 429) is routine; the server's own (503) is not.
+        logger.log(level: status >= 500 ? .warning : .info, "request refused", metadata: metadata)
         return Answer(
             status: status, headers: [("Content-Type", "application/json")] + headers,
             body: Self.encode(RefusalBody(code: code, message: message)))

@@ -1,4 +1,6 @@
+import DequeModule
 import Foundation
+import Logging
 
 /// Records events into PostgreSQL in the background: ``record(_:)`` returns at once, and a writer
 /// thread of the recorder's own sends batches with binary COPY.
@@ -36,10 +38,9 @@ public final class EventRecorder: @unchecked Sendable {
         public var maximumBackoff: TimeInterval = 30
         /// The clock that stamps `sent_at` (and `received_at` when the event has none).
         public var clock: @Sendable () -> Date = { Date() }
-        /// Where the recorder reports what it had to do (reconnects, quarantined spool records).
-        public var log: @Sendable (String) -> Void = { message in
-            FileHandle.standardError.write(Data("recorder: \(message)\n".utf8))
-        }
+        /// Where the recorder reports what it had to do (reconnects, refused events, quarantined
+        /// spool records), with the numbers as metadata.
+        public var logger = Logger(label: "onboardmetrics.recorder")
 
         /// A configuration with the defaults above.
         public init(database: PostgresConfiguration) {
@@ -70,10 +71,10 @@ public final class EventRecorder: @unchecked Sendable {
     private let store = EventStore()
     private let condition = NSCondition()
     private let spool: Spool?
+    private let metrics = RecorderMetrics()
 
     // Guarded by `condition`.
-    private var queue: [Event] = []
-    private var queueHead = 0
+    private var queue = Deque<Event>()
     private var enqueued = 0
     private var settled = 0
     private var counts = Counters()
@@ -100,7 +101,9 @@ public final class EventRecorder: @unchecked Sendable {
     public init(configuration: Configuration) throws {
         self.configuration = configuration
         if let folder = configuration.spoolDirectory {
-            let log = configuration.log
+            // The spool is SDK code (Foundation only): it reports through a closure.
+            let logger = configuration.logger
+            let log: @Sendable (String) -> Void = { logger.warning("\($0)", metadata: ["component": "spool"]) }
             let spool = try Spool(directory: folder, capacityBytes: configuration.spoolCapacityBytes, log: log)
             spoolHasData = !spool.isEmpty
             self.spool = spool
@@ -135,14 +138,14 @@ public final class EventRecorder: @unchecked Sendable {
         defer { condition.unlock() }
         guard !shuttingDown else { throw RecorderError(.shutDown, "the recorder was shut down") }
         // Room is made by the writer: a committed batch, or, during an outage, a spooled one.
-        while queue.count - queueHead >= configuration.maximumBufferedEvents, !stopped {
+        while queue.count >= configuration.maximumBufferedEvents, !stopped {
             condition.signal()
             condition.wait()
         }
         queue.append(event)
         enqueued += 1
         counts.recorded += 1
-        if queue.count - queueHead >= configuration.batchSize { condition.broadcast() }
+        if queue.count >= configuration.batchSize { condition.broadcast() }
     }
 
     /// Returns once every event recorded before the call is committed to the database — or,
@@ -239,18 +242,21 @@ extension EventRecorder {
 
             condition.lock()
             connected = connection != nil
-            if shuttingDown, spool == nil, connection == nil, queue.count > queueHead {
+            if shuttingDown, spool == nil, connection == nil, !queue.isEmpty {
                 // Nowhere left to put them: say so rather than hang the shutdown.
-                let lost = queue.count - queueHead
-                configuration.log("shutting down with the database unreachable and no spool: \(lost) events dropped")
+                let lost = queue.count
+                configuration.logger.error(
+                    "shutting down with the database unreachable and no spool: events dropped",
+                    metadata: ["dropped": "\(lost)"])
                 counts.dropped += lost
                 settled += lost
-                queueHead = queue.count
+                queue.removeAll()
             }
             condition.broadcast()
+            metrics.publish(counts, queued: queue.count)
             let settledWaiters = takeSettledWaiters()
             // At shutdown one drain attempt is enough: what is left stays in the spool for next time.
-            let exit = finishing && queue.count == queueHead
+            let exit = finishing && queue.isEmpty
             condition.unlock()
             for (continuation, result) in settledWaiters { continuation.resume(returning: result) }
             if exit { break }
@@ -262,6 +268,7 @@ extension EventRecorder {
         stopped = true
         connected = false
         condition.broadcast()
+        metrics.publish(counts, queued: queue.count)
         let lastWaiters = takeSettledWaiters()
         condition.unlock()
         for (continuation, result) in lastWaiters { continuation.resume(returning: result) }
@@ -269,7 +276,7 @@ extension EventRecorder {
 
     /// Called with the lock held.
     private func hasWork() -> Bool {
-        let waiting = queue.count - queueHead
+        let waiting = queue.count
         if shuttingDown { return true }
         if waiting >= configuration.batchSize { return true }
         if waiting > 0, !flushWaiters.isEmpty || Date().timeIntervalSince(lastSend) >= configuration.flushInterval {
@@ -288,19 +295,15 @@ extension EventRecorder {
 
     /// Called with the lock held.
     private func takeBatch() -> [Event] {
-        let count = min(configuration.batchSize, queue.count - queueHead)
+        let count = min(configuration.batchSize, queue.count)
         guard count > 0 else { return [] }
         let now = configuration.clock()
-        var batch = Array(queue[queueHead..<(queueHead + count)])
+        var batch = Array(queue.prefix(count))
+        queue.removeFirst(count)
         for index in batch.indices {
             // The recorder writes in-process: sending and receiving are the same instant.
             if batch[index].sentAt == nil { batch[index].sentAt = now }
             if batch[index].receivedAt == nil { batch[index].receivedAt = batch[index].sentAt }
-        }
-        queueHead += count
-        if queueHead > 65_536, queueHead * 2 > queue.count {
-            queue.removeFirst(queueHead)
-            queueHead = 0
         }
         lastSend = Date()
         return batch
@@ -322,7 +325,9 @@ extension EventRecorder {
         }
         do {
             connection = try PostgresConnection(configuration: configuration.database)
-            if failures > 0 { configuration.log("reconnected to the database after \(failures) failed attempts") }
+            if failures > 0 {
+                configuration.logger.notice("reconnected to the database", metadata: ["failed_attempts": "\(failures)"])
+            }
             failures = 0
         } catch {
             failed(error)
@@ -343,7 +348,12 @@ extension EventRecorder {
         counts.retried += 1
         condition.unlock()
         if failures == 1 || failures.isMultiple(of: 10) {
-            configuration.log("database unavailable (\(error)); retrying in \(String(format: "%.2f", delay)) s")
+            configuration.logger.warning(
+                "database unavailable; retrying",
+                metadata: [
+                    "error": "\(error)", "failed_attempts": "\(failures)",
+                    "retry_in_seconds": "\(String(format: "%.2f", delay))",
+                ])
         }
     }
 
@@ -376,6 +386,8 @@ extension EventRecorder {
 
     private func write(_ events: [Event]) throws -> EventStore.WriteResult {
         guard let connection else { throw PostgresError(.connectionClosed, "not connected") }
+        let started = DispatchTime.now().uptimeNanoseconds
+        defer { metrics.writeDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         try ensurePartitions(for: events, on: connection)
         return try store.write(events, on: connection, receivedAt: configuration.clock())
     }
@@ -423,7 +435,8 @@ extension EventRecorder {
             return Isolation(inserted: result.inserted, duplicates: result.duplicates)
         } catch let error as PostgresError where !error.isTransient && error.code != .connectionClosed {
             guard batch.count > 1 else {
-                configuration.log("event \(batch[0].eventID) refused by the database: \(error)")
+                configuration.logger.error(
+                    "event refused by the database", metadata: ["event_id": "\(batch[0].eventID)", "error": "\(error)"])
                 return Isolation(rejected: 1)
             }
             let middle = batch.count / 2
@@ -438,7 +451,7 @@ extension EventRecorder {
         guard let spool else {
             // No spool: keep the events in memory, in front, and wait for the database.
             condition.lock()
-            queue.insert(contentsOf: batch, at: queueHead)
+            queue.prepend(contentsOf: batch)
             condition.unlock()
             return
         }
@@ -453,9 +466,11 @@ extension EventRecorder {
                 $0.dropped += dropped
             }
         } catch {
-            configuration.log("\(error); keeping \(batch.count) events in memory")
+            configuration.logger.error(
+                "cannot spool; keeping the events in memory",
+                metadata: ["error": "\(error)", "events": "\(batch.count)"])
             condition.lock()
-            queue.insert(contentsOf: batch, at: queueHead)
+            queue.prepend(contentsOf: batch)
             condition.unlock()
         }
     }

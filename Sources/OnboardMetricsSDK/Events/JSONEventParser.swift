@@ -7,6 +7,10 @@ import Foundation
 /// `"step"` for `"step_id"` would otherwise lose data silently). Optional keys may be absent or
 /// `null`. Timestamps may be any form `TimestampParser` reads; ones without a zone are in its
 /// time zone (UTC unless set).
+///
+/// Hand-written rather than `JSONDecoder` because it pays for itself: the micro-benchmark
+/// Benchmarks/JSONEventParsing measured 1.9 ms against 20 ms per 1,000 lines and 3 against 72
+/// allocations per line (`ONBOARDMETRICS_BENCHMARKS=1 swift package benchmark --target JSONEventParsing`).
 package struct JSONEventParser: Sendable {
     /// How timestamps are read.
     package var timestamps: TimestampParser

@@ -25,23 +25,25 @@ final class FunnelProcess: @unchecked Sendable {
     private let output = Pipe()
     private let errors = Pipe()
 
-    private init(_ arguments: [String], executable: String) throws {
+    private init(_ arguments: [String], executable: String, directory: URL? = nil) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
         process.standardOutput = output
         process.standardError = errors
         try process.run()
     }
 
-    /// Runs `funnel ARGUMENTS` (or `executable ARGUMENTS`) to its end.
-    static func run(_ arguments: [String], executable: String = TestDatabase.funnelExecutable) async throws
-        -> Outcome
-    {
-        try await BlockingIO.run { try runBlocking(arguments, executable: executable) }
+    /// Runs `funnel ARGUMENTS` (or `executable ARGUMENTS`) to its end, in `directory` (default:
+    /// the test's own).
+    static func run(
+        _ arguments: [String], executable: String = TestDatabase.funnelExecutable, directory: URL? = nil
+    ) async throws -> Outcome {
+        try await BlockingIO.run { try runBlocking(arguments, executable: executable, directory: directory) }
     }
 
-    private static func runBlocking(_ arguments: [String], executable: String) throws -> Outcome {
-        let running = try FunnelProcess(arguments, executable: executable)
+    private static func runBlocking(_ arguments: [String], executable: String, directory: URL?) throws -> Outcome {
+        let running = try FunnelProcess(arguments, executable: executable, directory: directory)
         // Read both pipes to their ends before waiting, so a full pipe cannot stall the child.
         let errorData = Locked(Data())
         let errorsRead = DispatchSemaphore(value: 0)

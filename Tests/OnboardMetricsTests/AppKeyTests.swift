@@ -3,8 +3,10 @@ import Testing
 @testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
-/// SHA-256 against the examples of FIPS 180-2 (appendix B) and NIST's one-million-"a" vector.
-@Suite struct SHA256Tests {
+/// App keys: our use of swift-crypto's SHA-256 for their digests, checked against the examples of
+/// FIPS 180-2 (appendix B) and NIST's one-million-"a" vector (the PostgreSQL `sha256()`
+/// cross-check is in ServeCommandTests); new keys.
+@Suite struct AppKeyTests {
     @Test(arguments: [
         ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
         ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
@@ -14,12 +16,12 @@ import Testing
         ),
     ])
     func publishedVectors(message: String, digest: String) {
-        #expect(SHA256.hex(message) == digest)
+        #expect(AppKey.hexDigest(of: message) == digest)
     }
 
     @Test func oneMillionAs() {
         #expect(
-            SHA256.hex(String(repeating: "a", count: 1_000_000))
+            AppKey.hexDigest(of: String(repeating: "a", count: 1_000_000))
                 == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
@@ -31,7 +33,7 @@ import Testing
         (64, "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb"),
     ])
     func paddingBoundaries(length: Int, digest: String) {
-        #expect(SHA256.hex(String(repeating: "a", count: length)) == digest)
+        #expect(AppKey.hexDigest(of: String(repeating: "a", count: length)) == digest)
     }
 
     @Test func newKeysAreDistinctAndURLSafe() {
