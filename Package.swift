@@ -109,9 +109,10 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
-// Micro-benchmarks (ordo-one/benchmark), kept out of the default build and CI: they add a
-// dependency tree and build time nobody needs to run the tool. Run them with
+// Micro-benchmarks (ordo-one/benchmark) and benchmark drivers, kept out of the default build and
+// CI: they add a dependency tree and build time nobody needs to run the tool. Run them with
 //   ONBOARDMETRICS_BENCHMARKS=1 swift package benchmark --target JSONEventParsing
+//   bash scripts/bench-sdk.sh (SDKRecording: the SDK's record() and outbox against fsync)
 if Context.environment["ONBOARDMETRICS_BENCHMARKS"] != nil {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
@@ -121,4 +122,6 @@ if Context.environment["ONBOARDMETRICS_BENCHMARKS"] != nil {
             dependencies: ["OnboardMetricsSDK", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/JSONEventParsing",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]))
+    package.targets.append(
+        .executableTarget(name: "SDKRecording", dependencies: ["OnboardMetricsSDK"], path: "Benchmarks/SDKRecording"))
 }

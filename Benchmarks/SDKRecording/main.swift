@@ -1,0 +1,169 @@
+import Foundation
+import OnboardMetricsSDK
+
+// What the SDK costs an app, in a release build: the time of one `HTTPTransport.record` call on
+// the caller's thread, and how fast the transport's worker moves events into its fsynced outbox,
+// against a raw append of the same bytes with the same number of fsyncs (the disk's own limit).
+// Nothing is sent: the endpoint is a closed loopback port, and the first failed attempt backs off
+// for longer than the run. Run by scripts/bench-sdk.sh; figures in BENCHMARKS.md.
+
+let arguments = CommandLine.arguments
+let eventCount = arguments.count > 1 ? Int(arguments[1]) ?? 200_000 : 200_000
+let folder = arguments.count > 2 ? arguments[2] : NSTemporaryDirectory() + "sdk-bench-\(getpid())"
+
+/// Realistic onboarding events: step views and completions of a health-study flow with the
+/// properties an app sends, each with its own UUIDv7, stamped now (the validator checks times).
+func makeEvents(_ count: Int) -> [Event] {
+    var random = SystemRandomNumberGenerator()
+    var ids = UUIDv7Generator()
+    let now = Date()
+    let steps = ["welcome", "consent", "permissions", "profile", "goals", "reminders", "done"]
+    var events: [Event] = []
+    events.reserveCapacity(count)
+    var session = UUID()
+    for index in 0..<count {
+        if index % 14 == 0 { session = UUID() }
+        let step = steps[(index / 2) % steps.count]
+        events.append(
+            Event(
+                eventID: ids.next(at: now, using: &random), sessionID: session, userID: "user-\(index / 14)",
+                seq: index % 14 + 1, kind: index % 2 == 0 ? .stepViewed : .stepCompleted,
+                flowID: "health-study", flowVersion: 3, stepID: step, occurredAt: now,
+                properties: [
+                    "platform": .string("ios"), "appVersion": .string("2.10.1"),
+                    "healthDataAvailable": .bool(true),
+                ]))
+    }
+    return events
+}
+
+/// A transport writing to `directory` that never reaches a server.
+func makeTransport(directory: String, bufferedEvents: Int?, persists: Counter) throws -> HTTPTransport {
+    var configuration = HTTPTransport.Configuration(
+        endpoint: URL(string: "http://127.0.0.1:9")!, appKey: "om_benchmark", queueDirectory: directory)
+    configuration.maximumQueueBytes = 1 << 30
+    configuration.maximumBufferedEvents = bufferedEvents
+    configuration.initialBackoff = 3_600
+    configuration.maximumBackoff = 3_600
+    configuration.log = { _ in }
+    return try HTTPTransport(
+        configuration: configuration,
+        poster: URLSessionBatchPoster(endpoint: configuration.endpoint, timeout: 1),
+        beforeDiskWrite: { persists.increment() })
+}
+
+/// Counts the worker's disk writes (one fsynced record each).
+final class Counter: @unchecked Sendable {
+    // Guarded by `lock`.
+    private let lock = NSLock()
+    private var count = 0
+    func increment() { lock.withLock { count += 1 } }
+    var value: Int { lock.withLock { count } }
+}
+
+func seconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+}
+
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    sorted[min(sorted.count - 1, Int((p * Double(sorted.count)).rounded(.down)))]
+}
+
+func fixed(_ value: Double, _ digits: Int = 2) -> String { String(format: "%.\(digits)f", value) }
+
+try? FileManager.default.removeItem(atPath: folder)
+try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: folder) }
+let clock = ContinuousClock()
+print("events: \(eventCount), folder: \(folder)")
+
+// 1. The caller's cost: every call timed, with the default buffer (the oldest are dropped when
+//    the app records faster than the disk takes them; the call never waits).
+do {
+    let events = makeEvents(eventCount)
+    let persists = Counter()
+    let transport = try makeTransport(directory: folder + "/caller", bufferedEvents: nil, persists: persists)
+    var nanoseconds: [Double] = []
+    nanoseconds.reserveCapacity(events.count)
+    let started = clock.now
+    for event in events {
+        let before = clock.now
+        try transport.record(event)
+        nanoseconds.append(seconds(clock.now - before) * 1e9)
+    }
+    let total = seconds(clock.now - started)
+    let counters = transport.counters
+    await transport.shutdown()
+    nanoseconds.sort()
+    let mean = nanoseconds.reduce(0, +) / Double(nanoseconds.count)
+    print(
+        "record(): mean \(fixed(mean, 0)) ns, p50 \(fixed(percentile(nanoseconds, 0.5), 0)) ns, "
+            + "p99 \(fixed(percentile(nanoseconds, 0.99), 0)) ns, p99.9 \(fixed(percentile(nanoseconds, 0.999), 0)) ns, "
+            + "max \(fixed((nanoseconds.last ?? 0) / 1e3, 0)) µs; \(eventCount) calls in \(fixed(total, 3)) s "
+            + "(\(fixed(Double(eventCount) / total, 0)) calls/s); dropped while the disk caught up: \(counters.dropped)")
+}
+
+// 2. The outbox's disk rate: a buffer large enough that nothing drops; from the first record to
+//    every event in the fsynced outbox.
+let events = makeEvents(eventCount)
+let persists = Counter()
+let outboxSeconds: Double
+do {
+    let transport = try makeTransport(directory: folder + "/outbox", bufferedEvents: eventCount, persists: persists)
+    let started = clock.now
+    for event in events { try transport.record(event) }
+    while transport.counters.queued + transport.counters.dropped < eventCount {
+        try await Task.sleep(for: .milliseconds(1))
+    }
+    outboxSeconds = seconds(clock.now - started)
+    let counters = transport.counters
+    await transport.shutdown()
+    guard counters.queued == eventCount else {
+        print("outbox: \(counters.dropped) events dropped; the run is not comparable")
+        exit(1)
+    }
+}
+let records = persists.value
+
+// 3. The limit: the same events' bytes (the outbox's JSON lines), already encoded, appended to
+//    one file in as many writes as the transport made, each followed by fsync.
+var lines: [[UInt8]] = events.map { event in
+    var bytes: [UInt8] = []
+    event.appendJSONLine(to: &bytes)
+    bytes.append(0x0A)
+    return bytes
+}
+let perRecord = max(1, (eventCount + records - 1) / records)
+var chunks: [[UInt8]] = []
+var start = 0
+while start < lines.count {
+    let end = min(lines.count, start + perRecord)
+    chunks.append(Array(lines[start..<end].joined()))
+    start = end
+}
+lines = []
+let rawPath = folder + "/raw.jsonl"
+let descriptor = open(rawPath, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0o600)
+guard descriptor >= 0 else {
+    print("cannot open \(rawPath)")
+    exit(1)
+}
+let rawStarted = clock.now
+for chunk in chunks {
+    let written = chunk.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+    guard written == chunk.count, fsync(descriptor) == 0 else {
+        print("raw append failed: \(String(cString: strerror(errno)))")
+        exit(1)
+    }
+}
+let rawSeconds = seconds(clock.now - rawStarted)
+close(descriptor)
+let bytes = chunks.reduce(0) { $0 + $1.count }
+
+print(
+    "outbox: \(eventCount) events in \(records) fsynced records (\(perRecord) events each on average), "
+        + "\(fixed(outboxSeconds, 3)) s, \(fixed(Double(eventCount) / outboxSeconds, 0)) events/s")
+print(
+    "raw append of the same \(bytes / 1_048_576) MiB in \(chunks.count) fsynced writes: \(fixed(rawSeconds, 3)) s, "
+        + "\(fixed(Double(eventCount) / rawSeconds, 0)) events/s")
+print("outbox rate / raw fsynced append: \(fixed(rawSeconds / outboxSeconds))x")
