@@ -32,8 +32,7 @@ extension HTTPTransport {
                 continue
             }
             if shouldPersist(now) {
-                let events = buffer
-                buffer = []
+                let events = buffer.takeAll()
                 condition.broadcast()
                 condition.unlock()
                 persist(events)
@@ -51,8 +50,7 @@ extension HTTPTransport {
             }
             _ = condition.wait(until: nextWakeup(now))
         }
-        let left = buffer
-        buffer = []
+        let left = buffer.takeAll()
         condition.unlock()
         // The disk was failing: one last try, so that the next transport may send them.
         if !left.isEmpty { persist(left, last: true) }
@@ -124,10 +122,10 @@ extension HTTPTransport {
                 removed += events.count
             } else {
                 if !diskFailing { configuration.log("\(error); keeping events in memory and trying again") }
-                buffer.insert(contentsOf: events, at: 0)
+                buffer.prepend(contentsOf: events)
                 let excess = buffer.count - maximumBufferedEvents
                 if excess > 0 {
-                    buffer.removeFirst(excess)
+                    buffer.dropOldest(excess)
                     counts.dropped += excess
                     removed += excess
                 }

@@ -115,7 +115,7 @@ public final class HTTPTransport: @unchecked Sendable {
 
     // Guarded by `condition`. Positions count events through the queue in order: `enqueued` is
     // the backlog found on disk plus every recorded event, `removed` those settled or dropped.
-    var buffer: [Event] = []
+    var buffer = EventBuffer()
     var bufferSince = Date()
     var counts = Counters()
     var enqueued = 0
@@ -227,7 +227,7 @@ public final class HTTPTransport: @unchecked Sendable {
         let excess = buffer.count - maximumBufferedEvents
         if excess > 0 {
             // Keep the newest, as the disk queue's cap does: the app's thread must not wait for the disk.
-            buffer.removeFirst(excess)
+            buffer.dropOldest(excess)
             counts.dropped += excess
             removed += excess
             releaseFlushWaiters()
