@@ -125,7 +125,14 @@ struct IngestCommand: AsyncParsableCommand {
         let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
         let summary: IngestSummary
         do {
-            summary = try await EventIngester(options: options).ingest(
+            var ingester = EventIngester(options: options)
+            let topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
+            if topology.isSharded {
+                // A shard that is down gets its events spooled where `funnel serve` (default spool) drains them.
+                let spool = EventRecorder.Configuration(database: configuration).spoolDirectory ?? ".onboardmetrics/spool"
+                ingester.shards = ShardedBatchWriter.Settings(topology: topology, spoolDirectory: spool)
+            }
+            summary = try await ingester.ingest(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })
         } catch {
             bar.clear()

@@ -117,7 +117,13 @@ struct SimulateCommand: AsyncParsableCommand {
         // A SimulationError says what to change in its message; it is not a usage error.
         let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
             connection, progress in
-            try SimulationReport.build(
+            guard !(try ShardCatalog().loadIfMigrated(on: connection).isSharded) else {
+                throw ShardingError(
+                    .shardUnavailable,
+                    "funnel simulate does not read sharded deployments yet; run it on a server holding the "
+                        + "events (see docs/SCALING.md)")
+            }
+            return try SimulationReport.build(
                 options: prepared, reader: reader, connection: connection, now: Date(), progress: progress.update)
         }
         console.status(String(format: "simulated in %.2f s", Date().timeIntervalSince(started)))
