@@ -90,11 +90,13 @@ import Testing
         let sharded = ShardedReader(
             reader: SessionReader(), topology: topology, coordinator: coordinator, connectionsPerShard: 2)
         let now = Date()
+        let settled = options
         let fromShards = try await BlockingIO.run {
-            try FunnelReport.build(flow: flow, reader: sharded, options: options, now: now)
+            try FunnelReport.build(flow: flow, reader: sharded, options: settled, now: now)
         }
         let fromOne = try await TestDatabase.withConnection(single) { connection in
-            try FunnelReport.build(flow: flow, reader: SessionReader(), connection: connection, options: options, now: now)
+            try FunnelReport.build(
+                flow: flow, reader: SessionReader(), connection: connection, options: settled, now: now)
         }
         #expect(fromShards == fromOne)
         #expect(fromShards.groups.first?.totals.started == 97)

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Testing
 
 @testable import OnboardMetrics
@@ -13,7 +14,7 @@ import Testing
             "postgresql://collector_user:hunter2secret@/analytics_db?host=\(folder)&port=5999&connect_timeout=2")
         var configuration = EventRecorder.Configuration(database: database)
         configuration.spoolDirectory = nil
-        configuration.log = { _ in }
+        configuration.logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let recorder = try EventRecorder(configuration: configuration)
         let collector = Collector(
             configuration: Collector.Configuration(), recorder: recorder, keys: AppKeyCache(database: database))

@@ -91,7 +91,7 @@ extension AdHocFunnel {
 }
 
 /// Counts units' reaches into an ``AdHocFunnelReport``: per session as they come, per user at the end.
-struct AdHocFunnelAggregator {
+struct AdHocFunnelAggregator: Sendable {
     let funnel: AdHocFunnel
     var units = 0
     /// Units by depth reached (index 0: none).

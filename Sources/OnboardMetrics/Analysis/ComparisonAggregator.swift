@@ -2,7 +2,7 @@ import Foundation
 
 /// Counts replayed sessions of two cohorts into a ``ComparisonReport``. Per cohort it keeps the
 /// funnel counters and, per step, the times on step (for medians and the rank test).
-struct ComparisonAggregator {
+struct ComparisonAggregator: Sendable {
     struct Counts {
         var started = 0
         var inProgress = 0

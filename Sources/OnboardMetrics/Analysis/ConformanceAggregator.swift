@@ -5,7 +5,7 @@ import Foundation
 /// Memory does not grow with the sessions: fitness is kept as a count per distinct
 /// (judged events, deviations) pair — few distinct pairs occur — from which mean and quantiles
 /// are exact; deviations are counted per (kind, flow, step) with a few example ids each.
-struct ConformanceAggregator {
+struct ConformanceAggregator: Sendable {
     struct FitnessKey: Hashable {
         var judged: Int
         var deviations: Int

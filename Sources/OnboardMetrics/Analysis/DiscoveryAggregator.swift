@@ -7,7 +7,7 @@ import Foundation
 /// flow, the same two counts among units shown it. Baseline = flow totals − shown, summed over
 /// the flows the highlight was shown in — exact, and independent of the order units arrive in
 /// (a highlight may be first shown after many of its baseline units were read).
-struct DiscoveryAggregator {
+struct DiscoveryAggregator: Sendable {
     struct ReasonCounts {
         var units = 0
         var eligible = 0

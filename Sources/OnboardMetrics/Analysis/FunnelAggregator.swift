@@ -2,7 +2,7 @@ import Foundation
 
 /// Counts replayed sessions into a ``FunnelReport``, one group per breakdown value. Per session
 /// it keeps counters and one duration per step; per user it keeps each user's merged state.
-struct FunnelAggregator {
+struct FunnelAggregator: Sendable {
     struct GroupCounts {
         var started = 0
         var completed = 0

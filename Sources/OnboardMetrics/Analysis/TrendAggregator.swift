@@ -2,7 +2,7 @@ import Foundation
 
 /// Counts replayed sessions into a ``TrendReport``: per (breakdown value, period) the session
 /// totals and per step the eligible and viewed sessions; nothing per session is kept.
-struct TrendAggregator {
+struct TrendAggregator: Sendable {
     struct Counts {
         var started = 0
         var completed = 0

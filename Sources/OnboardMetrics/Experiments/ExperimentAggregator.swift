@@ -2,7 +2,7 @@ import Foundation
 
 /// Collects, per variant, exposed units and per metric the eligible and converted ones, one
 /// session at a time. Per session nothing per unit is kept; per user a small record per user is.
-struct ExperimentAggregator {
+struct ExperimentAggregator: Sendable {
     struct Counts {
         var units = 0
         var eligible: [Int]

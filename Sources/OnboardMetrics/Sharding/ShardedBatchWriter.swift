@@ -62,10 +62,11 @@ package final class ShardedBatchWriter {
             parts[index].append(event)
         }
         let writers = writers
+        let split = parts
         let results = Mutex<[Result<ShardWriter.Written, any Error>?]>(Array(repeating: nil, count: writers.count))
         // Each iteration uses only its own shard's writer.
         DispatchQueue.concurrentPerform(iterations: writers.count) { index in
-            let result = Result { try writers[index].write(parts[index]) }
+            let result = Result { try writers[index].write(split[index]) }
             results.withLock { $0[index] = result }
         }
         var sum = EventStore.WriteResult(inserted: 0, duplicates: 0)
