@@ -12,19 +12,20 @@ import Testing
 @Suite(.serialized) struct ShardedDeploymentTests {
     /// The reports compared (arguments after the command; `--until` fixes the report's end).
     static let reports: [[String]] = [
-        ["report", "--flow", "health-study"],
-        ["report", "--flow", "health-study", "--per", "user", "--by", "platform"],
+        ["report", "--flow", flowFile],
+        ["report", "--flow", flowFile, "--per", "user", "--by", "platform"],
         ["report", "--steps", "welcome,consent,account", "--per", "user"],
         ["report", "--steps", "welcome,consent", "--order", "any"],
-        ["conformance", "--flow", "health-study"],
+        ["conformance", "--flow", flowFile],
         ["discovery"],
         ["discovery", "--per", "user"],
         ["experiment", "consent-copy", "--metric", "step:consent", "--metric", "completion"],
         ["experiment", "consent-copy", "--metric", "completion", "--per", "user"],
-        ["trends", "--flow", "health-study", "--interval", "week"],
-        ["compare", "--flow", "health-study", "--property", "platform", "--a", "ios", "--b", "android"],
+        ["trends", "--flow", flowFile, "--interval", "week"],
+        ["compare", "--flow", flowFile, "--property", "platform", "--a", "ios", "--b", "android"],
     ]
     static let until = "2100-01-01T00:00:00Z"
+    static let flowFile = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
 
     /// Runs `funnel ARGS --format json` against `url` and returns its output.
     static func json(_ arguments: [String], url: String) async throws -> String {
