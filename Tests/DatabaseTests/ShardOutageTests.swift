@@ -120,6 +120,10 @@ import Testing
         #expect(during.status == 0, "\(during.errors)")
         let (firstCount, _) = try await Self.eventCount(first)
         #expect(firstCount > 0)
+        // The second shard's part waits in its spool, where `funnel ingest` runs.
+        let topology = try ShardCatalog().load(coordinator)
+        let spool = folder.appendingPathComponent(".onboardmetrics/spool/shard-\(topology.shards[1].id)")
+        #expect(try Self.bytes(in: spool) > 0)
 
         try second.restart()
         let again = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"], directory: folder)
@@ -136,5 +140,14 @@ import Testing
         #expect(firstAfter == firstDistinct && secondAfter == secondDistinct)
         #expect(firstAfter + secondAfter == total)
         #expect(secondAfter > 0)
+        #expect(try Self.bytes(in: spool) == 0)
+    }
+
+    /// Bytes of the files in a folder.
+    static func bytes(in folder: URL) throws -> Int {
+        try FileManager.default.contentsOfDirectory(atPath: folder.path).reduce(0) { sum, name in
+            let attributes = try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)
+            return sum + ((attributes[.size] as? NSNumber)?.intValue ?? 0)
+        }
     }
 }
