@@ -128,8 +128,10 @@ struct IngestCommand: AsyncParsableCommand {
             var ingester = EventIngester(options: options)
             let topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
             if topology.isSharded {
-                // A shard that is down gets its events spooled where `funnel serve` (default spool) drains them.
-                let spool = EventRecorder.Configuration(database: configuration).spoolDirectory ?? ".onboardmetrics/spool"
+                // A shard that is down gets its part spooled here, in the recorder's default spool
+                // folder; the next `funnel ingest` run from this folder drains it first.
+                let spool =
+                    EventRecorder.Configuration(database: configuration).spoolDirectory ?? ".onboardmetrics/spool"
                 ingester.shards = ShardedBatchWriter.Settings(topology: topology, spoolDirectory: spool)
             }
             summary = try await ingester.ingest(

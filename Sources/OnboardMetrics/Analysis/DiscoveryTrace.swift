@@ -66,7 +66,7 @@ struct DiscoveryTrace: Sendable {
             }
             var merged =
                 (showing.time, showing.dismissedAt ?? .max, showing.reason ?? "")
-                < (mine.time, mine.dismissedAt ?? .max, mine.reason ?? "") ? showing : mine
+                    < (mine.time, mine.dismissedAt ?? .max, mine.reason ?? "") ? showing : mine
             merged.feature = merged.feature ?? mine.feature ?? showing.feature
             shown[id] = merged
         }

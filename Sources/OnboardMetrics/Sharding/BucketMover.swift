@@ -29,7 +29,8 @@ public struct BucketMover: Sendable {
         let topology = try ShardCatalog().load(on: coordinator)
         guard let target = topology.shards.first(where: { $0.url == url }) else {
             throw ShardingError(
-                .unknownShard, "no shard has the URL \(PostgresConfiguration.redact(url)); add it first (funnel shards add)")
+                .unknownShard,
+                "no shard has the URL \(PostgresConfiguration.redact(url)); add it first (funnel shards add)")
         }
         guard let sourceIndex = topology.ownerOfBucket[bucket] else {
             throw ShardingError(.badBucket, "bucket \(bucket) is held by no shard")

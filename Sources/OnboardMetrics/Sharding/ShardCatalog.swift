@@ -112,7 +112,8 @@ public struct ShardCatalog: Sendable {
     /// Applies `migrator` to every shard of the coordinator (the coordinator itself is the caller's).
     /// - Returns: per shard (redacted URL), the migrations applied.
     /// - Throws: `PostgresError`.
-    public func migrateShards(on coordinator: PostgresConnection, migrator: Migrator) throws -> [(String, [Migration])] {
+    public func migrateShards(on coordinator: PostgresConnection, migrator: Migrator) throws -> [(String, [Migration])]
+    {
         try load(on: coordinator).shards.map { shard in
             let connection = try PostgresConnection(configuration: shard.configuration)
             defer { connection.close() }
@@ -135,7 +136,8 @@ public struct ShardCatalog: Sendable {
     /// Whether a database holds any event or session.
     static func holdsData(_ connection: PostgresConnection) throws -> Bool {
         let row = try connection.query(
-            "SELECT EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM sessions) AS any").first
+            "SELECT EXISTS (SELECT 1 FROM events) OR EXISTS (SELECT 1 FROM sessions) AS any"
+        ).first
         return row?["any"].bool ?? false
     }
 }

@@ -94,7 +94,9 @@ public struct ShardedReader: Sendable {
                         counts[index] = read
                         progress(counts.reduce(0, +))
                     }
-                } _: { try aggregate.add($0) }
+                } _: {
+                    try aggregate.add($0)
+                }
                 return aggregate
             }
             results.withLock { $0[index] = result }
