@@ -90,6 +90,10 @@ import Testing
             #expect(added.status == 0, "\(added.errors)")
             #expect(!added.output.contains("s3cr3t") && !added.errors.contains("s3cr3t"))
         }
+        // `funnel migrate` on the coordinator also migrates (here: checks) every shard.
+        let migrated = try await FunnelProcess.run(["migrate", "--database-url", coordinator.url])
+        #expect(migrated.status == 0, "\(migrated.errors)")
+        #expect(migrated.errors.components(separatedBy: "applied 0 migrations").count == 3, "\(migrated.errors)")
         let listed = try await Self.funnel(["shards", "list", "--format", "json"], url: coordinator.url)
         #expect(!listed.output.contains("s3cr3t"))
         let topology = try ShardCatalog().load(coordinator.configuration)
