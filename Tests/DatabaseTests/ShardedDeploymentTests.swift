@@ -23,6 +23,10 @@ import Testing
         ["experiment", "consent-copy", "--metric", "completion", "--per", "user"],
         ["trends", "--flow", flowFile, "--interval", "week"],
         ["compare", "--flow", flowFile, "--property", "platform", "--a", "ios", "--b", "android"],
+        [
+            "simulate", "--flow", flowFile, "--baseline", flowFile, "--draws", "50", "--seed", "3", "--stratify",
+            "platform",
+        ],
     ]
     static let until = "2100-01-01T00:00:00Z"
     static let flowFile = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
@@ -122,7 +126,7 @@ import Testing
             #expect(sharded == expected, "\(arguments)")
         }
         // One server read on four connections, each a quarter of the buckets, gives the same.
-        for arguments in [Self.reports[1], Self.reports[6], Self.reports[8]] {
+        for arguments in [Self.reports[1], Self.reports[6], Self.reports[8], Self.reports[11]] {
             let expected = try await Self.json(arguments, url: singleURL)
             let parallel = try await Self.json(arguments + ["--read-connections", "4"], url: singleURL)
             #expect(parallel == expected, "\(arguments) on 4 connections")
@@ -154,7 +158,9 @@ import Testing
         let (secondAfter, _) = try await Self.count(second.configuration)
         #expect(onThird > 0 && strayThird == 0)
         #expect(firstAfter + secondAfter + onThird == total)
-        for arguments in [Self.reports[1], Self.reports[2], Self.reports[4], Self.reports[6], Self.reports[8]] {
+        for arguments in [
+            Self.reports[1], Self.reports[2], Self.reports[4], Self.reports[6], Self.reports[8], Self.reports[11],
+        ] {
             let expected = try await Self.json(arguments, url: singleURL)
             let sharded = try await Self.json(arguments, url: coordinator.url)
             #expect(sharded == expected, "\(arguments) after moving buckets")

@@ -95,3 +95,15 @@ extension ComparisonReport {
         return aggregator.report()
     }
 }
+
+extension SimulationReport {
+    /// Forecasts the candidate from several sources read in parallel (see ``ShardedReader``).
+    /// - Throws: `PostgresError` for the reads, `SimulationError` as the in-memory build.
+    public static func build(
+        options: SimulationOptions, reader: ShardedReader, now: Date,
+        progress: @escaping @Sendable (Int) -> Void = { _ in }
+    ) throws -> SimulationReport {
+        let sampler = try reader.aggregate(progress: progress) { try SimulationSampler(options: options, now: now) }
+        return try forecast(sampler)
+    }
+}

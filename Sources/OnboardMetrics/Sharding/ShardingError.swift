@@ -17,8 +17,6 @@ public struct ShardingError: Error, Sendable, CustomStringConvertible {
         public static let coordinatorHoldsData = Code("coordinatorHoldsData")
         /// A bucket number outside `0..<64`, or a bucket that no shard holds.
         public static let badBucket = Code("badBucket")
-        /// A shard could not be written while others were: its events were not stored.
-        public static let shardUnavailable = Code("shardUnavailable")
     }
 
     /// What kind of failure this is.
