@@ -170,5 +170,12 @@ import Testing
         let refused = try await Self.funnel(["shards", "remove", secondURL], url: coordinator.url)
         #expect(refused.status != 0)
         #expect(refused.errors.contains("holds events") && !refused.errors.contains("s3cr3t"))
+
+        // A shard added once there is data starts without buckets, and an empty shard can be removed.
+        let fourthURL = TestDatabase.url(of: try await TestDatabase.fresh("shards_fourth"))
+        #expect(try await Self.funnel(["shards", "add", fourthURL], url: coordinator.url).status == 0)
+        #expect(try ShardCatalog().load(coordinator.configuration).shards.map(\.buckets.count) == [29, 29, 6, 0])
+        #expect(try await Self.funnel(["shards", "remove", fourthURL], url: coordinator.url).status == 0)
+        #expect(try ShardCatalog().load(coordinator.configuration).shards.map(\.buckets.count) == [29, 29, 6])
     }
 }
