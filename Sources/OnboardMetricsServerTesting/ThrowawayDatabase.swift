@@ -46,6 +46,19 @@ public struct ThrowawayDatabase: Sendable {
         }
     }
 
+    /// Stops the server (as an outage would: in-flight transactions are cut) and keeps its folder,
+    /// for tests of what happens while a database is down; ``restart()`` brings it back.
+    /// - Throws: `PostgresError` `.embeddedCluster` when the server cannot be stopped.
+    public func halt() throws {
+        _ = try cluster.stop(mode: .immediate)
+    }
+
+    /// Starts the server again after ``halt()``, with the same data and URL.
+    /// - Throws: `PostgresError` `.embeddedCluster` when it cannot be started.
+    public func restart() throws {
+        _ = try cluster.start()
+    }
+
     /// Stops the server and removes its folder.
     public func stop() {
         _ = try? cluster.stop(mode: .immediate)

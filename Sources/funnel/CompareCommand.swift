@@ -67,6 +67,7 @@ struct CompareCommand: AsyncParsableCommand {
     @OptionGroup var timing: FunnelTimingOptions
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var read: ReadOptions
     @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
@@ -143,11 +144,11 @@ struct CompareCommand: AsyncParsableCommand {
             since: since, until: until.map { $0.addingTimeInterval(options.funnel.window) },
             closeAfter: options.funnel.window + options.funnel.inactivity,
             closeFinishedAfter: options.funnel.inactivity)
-        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-            connection, progress in
+        let report = try await ReplayProgress.runDeployment(
+            configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+        ) { _, sharded, progress in
             try ComparisonReport.build(
-                flow: definition, reader: reader, connection: connection, options: options, now: Date(),
-                progress: progress.update)
+                flow: definition, reader: sharded, options: options, now: Date(), progress: progress.update)
         }
         for warning in report.warnings { console.status("warning: " + warning) }
         try output.emit(rendered: report.rendered, html: report.html)

@@ -21,6 +21,7 @@ struct ConformanceCommand: AsyncParsableCommand {
     @OptionGroup var flow: FlowOptions
     @OptionGroup var range: TimeRangeOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var read: ReadOptions
     @OptionGroup var output: HTMLOutputOptions
 
     func run() async throws {
@@ -30,11 +31,11 @@ struct ConformanceCommand: AsyncParsableCommand {
         let reader = SessionReader(since: options.since, until: options.until, closeFinishedAfter: 3_600)
         let configuration = try await database.resolve(console: console)
         let (definition, catalog) = try await flow.load(configuration: configuration)
-        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-            connection, progress in
+        let report = try await ReplayProgress.runDeployment(
+            configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+        ) { _, sharded, progress in
             try ConformanceReport.build(
-                flow: definition, catalog: catalog, reader: reader, connection: connection, options: options,
-                progress: progress.update)
+                flow: definition, catalog: catalog, reader: sharded, options: options, progress: progress.update)
         }
         try output.emit(rendered: report.rendered, html: report.html)
     }

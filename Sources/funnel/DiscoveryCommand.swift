@@ -34,6 +34,7 @@ struct DiscoveryCommand: AsyncParsableCommand {
     @OptionGroup var range: TimeRangeOptions
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var read: ReadOptions
     @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
@@ -58,10 +59,10 @@ struct DiscoveryCommand: AsyncParsableCommand {
         let console = output.console
         let options = try makeOptions()
         let configuration = try await database.resolve(console: console)
-        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-            connection, progress in
-            try DiscoveryReport.build(
-                reader: options.reader, connection: connection, options: options, progress: progress.update)
+        let report = try await ReplayProgress.runDeployment(
+            configuration: configuration, quiet: output.quiet, reader: options.reader, connections: read.connections
+        ) { _, sharded, progress in
+            try DiscoveryReport.build(reader: sharded, options: options, progress: progress.update)
         }
         if output.format == .text, let highlight, report.highlights.isEmpty {
             console.status("highlight '\(highlight)' was never shown in the data read")

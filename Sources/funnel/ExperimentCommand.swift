@@ -66,6 +66,7 @@ struct ExperimentCommand: AsyncParsableCommand {
     @OptionGroup var flow: FlowOptions
     @OptionGroup var range: TimeRangeOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var read: ReadOptions
     @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
@@ -110,11 +111,12 @@ struct ExperimentCommand: AsyncParsableCommand {
         }
         let key = key
         let prepared = options
-        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-            connection, progress in
+        let report = try await ReplayProgress.runDeployment(
+            configuration: configuration, quiet: output.quiet, reader: prepared.reader, connections: read.connections
+        ) { connection, sharded, progress in
             var options = prepared
             options.experiment = try ExperimentStore().load(key: key, on: connection)
-            return try ExperimentReport.build(connection: connection, options: options, progress: progress.update)
+            return try ExperimentReport.build(reader: sharded, options: options, progress: progress.update)
         }
         if report.sampleRatio.mismatch {
             console.status("warning: sample ratio mismatch (p < 0.001); results are not trustworthy")

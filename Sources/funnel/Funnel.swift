@@ -15,6 +15,7 @@ struct Funnel: AsyncParsableCommand {
         version: OnboardMetricsVersion.current,
         subcommands: [
             MigrateCommand.self,
+            ShardsCommand.self,
             DatabaseCommand.self,
             IngestCommand.self,
             GenerateCommand.self,

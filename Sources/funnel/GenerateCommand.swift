@@ -143,7 +143,9 @@ struct GenerateCommand: AsyncParsableCommand {
         }
 
         let recorderConfiguration = EventRecorder.Configuration(database: configuration)
-        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        // On a sharded coordinator, each event goes to its session's shard.
+        let topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
+        let recorder = try ShardedEventRecorder(configuration: recorderConfiguration, topology: topology)
         let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
         let started = Date()
         let (sessions, workers) = (self.sessions, self.workers)
@@ -184,7 +186,8 @@ struct GenerateCommand: AsyncParsableCommand {
     /// Parses the generator's lines back into events and hands them to the recorder. Runs on a
     /// blocking-work thread: `record` waits when the recorder's queue is full.
     private static func feed(
-        _ generator: SyntheticGenerator, sessions: Int, workers: Int, into recorder: EventRecorder, bar: ProgressBar,
+        _ generator: SyntheticGenerator, sessions: Int, workers: Int, into recorder: ShardedEventRecorder,
+        bar: ProgressBar,
         console: Console
     ) throws -> GenerationSummary {
         let parser = JSONEventParser()

@@ -125,7 +125,16 @@ struct IngestCommand: AsyncParsableCommand {
         let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
         let summary: IngestSummary
         do {
-            summary = try await EventIngester(options: options).ingest(
+            var ingester = EventIngester(options: options)
+            let topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
+            if topology.isSharded {
+                // A shard that is down gets its part spooled here, in the recorder's default spool
+                // folder; the next `funnel ingest` run from this folder drains it first.
+                let spool =
+                    EventRecorder.Configuration(database: configuration).spoolDirectory ?? ".onboardmetrics/spool"
+                ingester.shards = ShardedBatchWriter.Settings(topology: topology, spoolDirectory: spool)
+            }
+            summary = try await ingester.ingest(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })
         } catch {
             bar.clear()

@@ -42,6 +42,22 @@ struct MigrateCommand: AsyncParsableCommand {
             let connection = try PostgresConnection(configuration: configuration)
             return try migrator.migrate(on: connection) { console.status("applying \($0.fileName)") }
         }
+        // A coordinator's shards get the same schema; its SQL view of them follows the topology.
+        let shardResults = try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            guard try ShardCatalog().loadIfMigrated(on: connection).isSharded else { return [(String, Int)]() }
+            let results = try ShardCatalog().migrateShards(on: connection, migrator: migrator)
+            do {
+                try ShardForeignTables().rebuild(on: connection)
+            } catch {
+                console.status("warning: sharded.events (postgres_fdw) not rebuilt: \(error)")
+            }
+            return results.map { ($0.0, $0.1.count) }
+        }
+        for (shard, count) in shardResults {
+            console.status("shard \(shard): applied \(count) migration\(count == 1 ? "" : "s")")
+        }
         let summary = MigrationSummary(applied: applied.map(\.fileName), total: migrator.migrations.count)
         switch output.format {
         case .json: try console.printJSON(summary)

@@ -9,7 +9,17 @@ struct ReplayProgress: Sendable {
 
     /// Reads the row estimate; call on the connection's thread before the read starts.
     init(quiet: Bool, connection: PostgresConnection) throws {
+        self.init(quiet: quiet, estimate: try Self.estimate(on: connection))
+    }
+
+    /// A bar against a known row estimate (a sharded read sums its shards').
+    init(quiet: Bool, estimate: Double) {
         bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
+        self.estimate = estimate
+    }
+
+    /// PostgreSQL's estimate of the rows of `events` on this connection's database.
+    static func estimate(on connection: PostgresConnection) throws -> Double {
         let row = try connection.query(
             """
             SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)::float8 AS rows
@@ -17,7 +27,7 @@ struct ReplayProgress: Sendable {
             WHERE i.inhparent = 'events'::regclass
             """
         ).first
-        estimate = row?["rows"].double ?? 0
+        return row?["rows"].double ?? 0
     }
 
     /// Called with the number of events read so far.
@@ -42,6 +52,38 @@ extension ReplayProgress {
             let progress = try ReplayProgress(quiet: quiet, connection: connection)
             defer { progress.finish() }
             return try body(connection, progress)
+        }
+    }
+}
+
+extension ReplayProgress {
+    /// Runs a report over a deployment's sessions off the cooperative pool: `body` gets a
+    /// connection to the coordinator (for flows and experiments), a ``ShardedReader`` over its
+    /// shards — or over the coordinator itself when it has none, on `connections` connections —
+    /// and the progress to report to.
+    static func runDeployment<T: Sendable>(
+        configuration: PostgresConfiguration, quiet: Bool, reader: SessionReader, connections: Int,
+        _ body: @escaping @Sendable (PostgresConnection, ShardedReader, ReplayProgress) throws -> T
+    ) async throws -> T {
+        try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            let topology = try ShardCatalog().loadIfMigrated(on: connection)
+            var estimate = 0.0
+            if topology.isSharded {
+                for shard in topology.shards {
+                    let shardConnection = try PostgresConnection(configuration: shard.configuration)
+                    defer { shardConnection.close() }
+                    estimate += try Self.estimate(on: shardConnection)
+                }
+            } else {
+                estimate = try Self.estimate(on: connection)
+            }
+            let progress = ReplayProgress(quiet: quiet, estimate: estimate)
+            defer { progress.finish() }
+            let sharded = ShardedReader(
+                reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
+            return try body(connection, sharded, progress)
         }
     }
 }

@@ -54,6 +54,7 @@ struct ReportCommand: AsyncParsableCommand {
     var breakdown: String?
 
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var read: ReadOptions
     @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
@@ -83,9 +84,10 @@ struct ReportCommand: AsyncParsableCommand {
             let funnel = try AdHocFunnel(
                 steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
                 window: options.window, unit: options.unit)
-            let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-                connection, progress in
-                try funnel.build(reader: reader, connection: connection, progress: progress.update)
+            let report = try await ReplayProgress.runDeployment(
+                configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+            ) { _, sharded, progress in
+                try funnel.build(reader: sharded, progress: progress.update)
             }
             emit = { try output.emit(rendered: report.rendered, html: report.html) }
         } else {
@@ -95,12 +97,11 @@ struct ReportCommand: AsyncParsableCommand {
             let finishedEarly = SessionReader(
                 since: reader.since, until: reader.until, closeAfter: reader.closeAfter,
                 closeFinishedAfter: options.inactivity)
-            let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-                connection, progress in
+            let report = try await ReplayProgress.runDeployment(
+                configuration: configuration, quiet: output.quiet, reader: finishedEarly, connections: read.connections
+            ) { _, sharded, progress in
                 try FunnelReport.build(
-                    flow: definition, reader: finishedEarly, connection: connection, options: funnelOptions,
-                    now: Date(),
-                    progress: progress.update)
+                    flow: definition, reader: sharded, options: funnelOptions, now: Date(), progress: progress.update)
             }
             emit = { try output.emit(rendered: report.rendered, html: report.html) }
         }

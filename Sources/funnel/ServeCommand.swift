@@ -109,7 +109,10 @@ struct ServeCommand: AsyncParsableCommand {
 
         var recorderConfiguration = EventRecorder.Configuration(database: database)
         recorderConfiguration.spoolDirectory = spoolDir
-        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        // With shards, one recorder per shard, each with a spool of its own (SPOOL/shard-ID).
+        let topology = try await BlockingIO.run { try ShardCatalog().load(database) }
+        let recorder = try ShardedEventRecorder(configuration: recorderConfiguration, topology: topology)
+        if topology.isSharded { console.status("recording into \(topology.shards.count) shards") }
         var collectorConfiguration = Collector.Configuration()
         collectorConfiguration.maximumBodyBytes = maxBodyBytes
         collectorConfiguration.maximumEvents = maxEvents

@@ -57,6 +57,7 @@ struct SimulateCommand: AsyncParsableCommand {
 
     @OptionGroup var range: TimeRangeOptions
     @OptionGroup var database: DatabaseOptions
+    @OptionGroup var read: ReadOptions
     @OptionGroup var output: HTMLOutputOptions
 
     func validate() throws {
@@ -115,10 +116,10 @@ struct SimulateCommand: AsyncParsableCommand {
         let prepared = options
         let started = Date()
         // A SimulationError says what to change in its message; it is not a usage error.
-        let report = try await ReplayProgress.run(configuration: configuration, quiet: output.quiet) {
-            connection, progress in
-            try SimulationReport.build(
-                options: prepared, reader: reader, connection: connection, now: Date(), progress: progress.update)
+        let report = try await ReplayProgress.runDeployment(
+            configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+        ) { _, sharded, progress in
+            try SimulationReport.build(options: prepared, reader: sharded, now: Date(), progress: progress.update)
         }
         console.status(String(format: "simulated in %.2f s", Date().timeIntervalSince(started)))
         if !report.backTest.withinInterval {

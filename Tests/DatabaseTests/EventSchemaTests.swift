@@ -15,13 +15,13 @@ import Testing
         return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
     }
 
-    static func insert(_ connection: PostgresConnection, id: UUID, at date: Date) throws {
+    static func insert(_ connection: PostgresConnection, id: UUID, at date: Date, session: UUID = UUID()) throws {
         try connection.query(
             """
             INSERT INTO events (event_id, session_id, user_id, seq, kind, occurred_at, properties)
             VALUES ($1, $2, 'u1', 0, 'session_started', $3, '{}')
             """,
-            [.uuid(id), .uuid(UUID()), .timestamp(date)])
+            [.uuid(id), .uuid(session), .timestamp(date)])
     }
 
     @Test func eventsOfAMonthWithoutPartitionMoveIntoItsNewPartition() async throws {
@@ -41,16 +41,27 @@ import Testing
         #expect(partitionOf.1 == "events_2100_02")
     }
 
-    @Test func eventIDIsUniqueAcrossTheWholeTable() async throws {
+    /// The key is (event_id, session_id) since migration 0003 (docs/SCALING.md: the distribution
+    /// column is in every key): a repeated event — same id, same session — is refused across the
+    /// whole table; one id reused by another session is a different row.
+    @Test func eventIsUniqueByIDAndSessionAcrossTheWholeTable() async throws {
         let configuration = try await TestDatabase.migrated("schema_unique")
+        let session = UUID()
+        let id = Self.uuidv7(Date(), tail: 0x22)
         let error = await #expect(throws: PostgresError.self) {
             try await TestDatabase.withConnection(configuration) { connection in
-                let id = Self.uuidv7(Date(), tail: 0x22)
-                try Self.insert(connection, id: id, at: Date())
-                try Self.insert(connection, id: id, at: Date())
+                try Self.insert(connection, id: id, at: Date(), session: session)
+                try Self.insert(connection, id: id, at: Date(), session: session)
             }
         }
         #expect(error?.sqlState == "23505")
+        let stored = try await TestDatabase.withConnection(configuration) { connection in
+            // The first insert above stays; the same id in another session is a second row.
+            try Self.insert(connection, id: id, at: Date(), session: UUID())
+            return try connection.query("SELECT count(*) AS n FROM events WHERE event_id = $1", [.uuid(id)])
+                .first?["n"].int
+        }
+        #expect(stored == 2)
     }
 
     @Test func unknownEventKindIsRefused() async throws {

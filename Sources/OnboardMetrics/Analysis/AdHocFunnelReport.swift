@@ -91,14 +91,14 @@ extension AdHocFunnel {
 }
 
 /// Counts units' reaches into an ``AdHocFunnelReport``: per session as they come, per user at the end.
-struct AdHocFunnelAggregator {
-    private let funnel: AdHocFunnel
-    private var units = 0
+struct AdHocFunnelAggregator: Sendable {
+    let funnel: AdHocFunnel
+    var units = 0
     /// Units by depth reached (index 0: none).
-    private var byDepth: [Int]
-    private var toConvert: [[Double]]
-    private var fromStart: [[Double]]
-    private var users: [String: [AdHocEvent]] = [:]
+    var byDepth: [Int]
+    var toConvert: [[Double]]
+    var fromStart: [[Double]]
+    var users: [String: [AdHocEvent]] = [:]
 
     init(funnel: AdHocFunnel) {
         self.funnel = funnel

@@ -2,8 +2,8 @@ import Foundation
 
 /// Counts replayed sessions of two cohorts into a ``ComparisonReport``. Per cohort it keeps the
 /// funnel counters and, per step, the times on step (for medians and the rank test).
-struct ComparisonAggregator {
-    private struct Counts {
+struct ComparisonAggregator: Sendable {
+    struct Counts {
         var started = 0
         var inProgress = 0
         var completed = 0
@@ -24,13 +24,13 @@ struct ComparisonAggregator {
         }
     }
 
-    private let flow: FlowDefinition
-    private let options: ComparisonOptions
-    private let replay: FunnelReplay
-    private let reportEnd: Date
-    private var selection: SessionSelection
-    private var a: Counts
-    private var b: Counts
+    let flow: FlowDefinition
+    let options: ComparisonOptions
+    let replay: FunnelReplay
+    let reportEnd: Date
+    var selection: SessionSelection
+    var a: Counts
+    var b: Counts
 
     init(flow: FlowDefinition, options: ComparisonOptions, now: Date) {
         self.flow = flow

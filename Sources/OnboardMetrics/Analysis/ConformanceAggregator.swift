@@ -5,32 +5,32 @@ import Foundation
 /// Memory does not grow with the sessions: fitness is kept as a count per distinct
 /// (judged events, deviations) pair — few distinct pairs occur — from which mean and quantiles
 /// are exact; deviations are counted per (kind, flow, step) with a few example ids each.
-struct ConformanceAggregator {
-    private struct FitnessKey: Hashable {
+struct ConformanceAggregator: Sendable {
+    struct FitnessKey: Hashable {
         var judged: Int
         var deviations: Int
         var value: Double { ConformanceReport.fitness(judgedEvents: judged, deviations: deviations) }
     }
 
-    private struct Place: Hashable {
+    struct Place: Hashable {
         var kind: Deviation.Kind
         var flowID: String?
         var stepID: String?
     }
 
-    private struct PlaceCounts {
+    struct PlaceCounts {
         var occurrences = 0
         var sessions = 0
         var examples: [String] = []
     }
 
-    private let flow: FlowDefinition
-    private let catalog: FlowCatalog?
-    private let options: ConformanceOptions
-    private var selection: SessionSelection
-    private var fitnessCounts: [FitnessKey: Int] = [:]
-    private var places: [Place: PlaceCounts] = [:]
-    private var sessions = 0
+    let flow: FlowDefinition
+    let catalog: FlowCatalog?
+    let options: ConformanceOptions
+    var selection: SessionSelection
+    var fitnessCounts: [FitnessKey: Int] = [:]
+    var places: [Place: PlaceCounts] = [:]
+    var sessions = 0
 
     init(flow: FlowDefinition, catalog: FlowCatalog?, options: ConformanceOptions) {
         self.flow = flow
@@ -90,7 +90,10 @@ struct ConformanceAggregator {
     }
 
     func report() -> ConformanceReport {
-        let distribution = fitnessCounts.map { (value: $0.key.value, count: $0.value) }.sorted { $0.value < $1.value }
+        // Sorted by value, then by key: equal values (1 of 3 and 2 of 6) are summed in one order, so
+        // the mean is the same to the last bit however the sessions were read (one server or shards).
+        let distribution = fitnessCounts.sorted { ($0.key.value, $0.key.judged) < ($1.key.value, $1.key.judged) }
+            .map { (value: $0.key.value, count: $0.value) }
         let perfect = fitnessCounts.filter { $0.key.deviations == 0 }.values.reduce(0, +)
         let total = distribution.reduce(0) { $0 + $1.count }
         let sum = distribution.reduce(0.0) { $0 + $1.value * Double($1.count) }

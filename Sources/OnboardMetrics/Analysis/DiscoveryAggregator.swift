@@ -7,19 +7,19 @@ import Foundation
 /// flow, the same two counts among units shown it. Baseline = flow totals − shown, summed over
 /// the flows the highlight was shown in — exact, and independent of the order units arrive in
 /// (a highlight may be first shown after many of its baseline units were read).
-struct DiscoveryAggregator {
-    private struct ReasonCounts {
+struct DiscoveryAggregator: Sendable {
+    struct ReasonCounts {
         var units = 0
         var eligible = 0
         var discovered = 0
     }
 
-    private struct FlowShown {
+    struct FlowShown {
         var units = 0
         var organicHits = 0
     }
 
-    private struct HighlightCounts {
+    struct HighlightCounts {
         var feature: String?
         var shown = 0
         var alreadyKnew = 0
@@ -33,15 +33,15 @@ struct DiscoveryAggregator {
     private static let noFlow = "(none)"
     private static let notDismissed = "(not dismissed)"
 
-    private let options: DiscoveryOptions
-    private let window: Int64
-    private let since: Int64?
-    private let until: Int64?
-    private var users: [String: DiscoveryTrace] = [:]
-    private var units = 0
-    private var unitsByFlow: [String: Int] = [:]
-    private var organicHits: [String: [String: Int]] = [:]
-    private var highlights: [String: HighlightCounts] = [:]
+    let options: DiscoveryOptions
+    let window: Int64
+    let since: Int64?
+    let until: Int64?
+    var users: [String: DiscoveryTrace] = [:]
+    var units = 0
+    var unitsByFlow: [String: Int] = [:]
+    var organicHits: [String: [String: Int]] = [:]
+    var highlights: [String: HighlightCounts] = [:]
 
     init(options: DiscoveryOptions) {
         self.options = options

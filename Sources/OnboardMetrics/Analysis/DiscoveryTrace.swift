@@ -54,7 +54,8 @@ struct DiscoveryTrace: Sendable {
 
     /// Adds another session of the same user.
     mutating func merge(_ other: DiscoveryTrace) {
-        if other.start < start {
+        // Ties broken by value, so merging is commutative (shards merge a user's traces in any order).
+        if (other.start, other.flowID ?? "") < (start, flowID ?? "") {
             start = other.start
             flowID = other.flowID
         }
@@ -63,7 +64,9 @@ struct DiscoveryTrace: Sendable {
                 shown[id] = showing
                 continue
             }
-            var merged = showing.time < mine.time ? showing : mine
+            var merged =
+                (showing.time, showing.dismissedAt ?? .max, showing.reason ?? "")
+                    < (mine.time, mine.dismissedAt ?? .max, mine.reason ?? "") ? showing : mine
             merged.feature = merged.feature ?? mine.feature ?? showing.feature
             shown[id] = merged
         }

@@ -2,8 +2,8 @@ import Foundation
 
 /// Counts replayed sessions into a ``FunnelReport``, one group per breakdown value. Per session
 /// it keeps counters and one duration per step; per user it keeps each user's merged state.
-struct FunnelAggregator {
-    private struct GroupCounts {
+struct FunnelAggregator: Sendable {
+    struct GroupCounts {
         var started = 0
         var completed = 0
         var dropped = 0
@@ -35,13 +35,13 @@ struct FunnelAggregator {
         }
     }
 
-    private let flow: FlowDefinition
-    private let options: FunnelOptions
-    private let replay: FunnelReplay
-    private let reportEnd: Date
-    private var selection: SessionSelection
-    private var groups: [String: GroupCounts] = [:]
-    private var users: [String: FunnelUnitState] = [:]
+    let flow: FlowDefinition
+    let options: FunnelOptions
+    let replay: FunnelReplay
+    let reportEnd: Date
+    var selection: SessionSelection
+    var groups: [String: GroupCounts] = [:]
+    var users: [String: FunnelUnitState] = [:]
 
     init(flow: FlowDefinition, options: FunnelOptions, now: Date) {
         self.flow = flow

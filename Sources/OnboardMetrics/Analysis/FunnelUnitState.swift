@@ -28,36 +28,64 @@ struct FunnelUnitState: Sendable {
         secondsOnStep = secondsFromStart
     }
 
-    /// Merges another session of the same user: a user reached what any session reached; times
-    /// come from the earliest session that has them; completed beats in progress beats dropped,
-    /// and a dropped user dropped where their latest session did.
+    /// Start of the session each `secondsFromStart` value came from (`nil`: all from `start`).
+    var fromStartOrigins: [Int64]?
+    /// Start of the session each `secondsOnStep` value came from (`nil`: all from `start`).
+    var onStepOrigins: [Int64]?
+    /// Start of the session `status` and `lastStep` came from (`nil`: `start`).
+    var lastStart: Int64?
+
+    /// Merges another session (or merged sessions) of the same user: a user reached what any
+    /// session reached; times come from the earliest session that has them; completed beats in
+    /// progress beats dropped, and a dropped (in-progress) user is where their latest dropped
+    /// (in-progress) session was. Commutative and associative — ties broken by value — so a user's
+    /// sessions may be merged in any order, on any shard, and give the same state.
     mutating func merge(_ other: FunnelUnitState) {
-        let otherIsLater = other.start >= start
+        let count = eligible.count
+        var fromOrigins = fromStartOrigins ?? Array(repeating: start, count: count)
+        var onOrigins = onStepOrigins ?? Array(repeating: start, count: count)
+        let otherFromOrigins = other.fromStartOrigins ?? Array(repeating: other.start, count: count)
+        let otherOnOrigins = other.onStepOrigins ?? Array(repeating: other.start, count: count)
         for index in eligible.indices {
             eligible[index] = eligible[index] || other.eligible[index]
             viewed[index] = viewed[index] || other.viewed[index]
             completed[index] = completed[index] || other.completed[index]
             skipped[index] = (skipped[index] || other.skipped[index]) && !completed[index]
-            if secondsFromStart[index].isNaN || (!other.secondsFromStart[index].isNaN && !otherIsLater) {
-                if !other.secondsFromStart[index].isNaN { secondsFromStart[index] = other.secondsFromStart[index] }
-            }
-            if secondsOnStep[index].isNaN || (!other.secondsOnStep[index].isNaN && !otherIsLater) {
-                if !other.secondsOnStep[index].isNaN { secondsOnStep[index] = other.secondsOnStep[index] }
-            }
+            Self.earliest(
+                &secondsFromStart[index], &fromOrigins[index], other.secondsFromStart[index], otherFromOrigins[index])
+            Self.earliest(&secondsOnStep[index], &onOrigins[index], other.secondsOnStep[index], otherOnOrigins[index])
         }
-        switch (status, other.status) {
-        case (.completed, _): break
-        case (_, .completed): status = .completed
-        case (.inProgress, _): break
-        case (_, .inProgress):
-            status = .inProgress
+        fromStartOrigins = fromOrigins
+        onStepOrigins = onOrigins
+        let mine = (Self.rank(status), lastStart ?? start, lastStep ?? -1)
+        let theirs = (Self.rank(other.status), other.lastStart ?? other.start, other.lastStep ?? -1)
+        if theirs > mine {
+            status = other.status
             lastStep = other.lastStep
-        default:
-            if otherIsLater { lastStep = other.lastStep }
+            lastStart = other.lastStart ?? other.start
+        } else {
+            lastStart = lastStart ?? start
         }
-        if !otherIsLater {
+        if (other.start, other.breakdown ?? "") < (start, breakdown ?? "") {
             start = other.start
             breakdown = other.breakdown
+        }
+    }
+
+    private static func rank(_ status: Status) -> Int {
+        switch status {
+        case .dropped: 0
+        case .inProgress: 1
+        case .completed: 2
+        }
+    }
+
+    /// Keeps the value of the earlier session (NaN: none); on a tie, the smaller value.
+    private static func earliest(_ value: inout Double, _ origin: inout Int64, _ other: Double, _ otherOrigin: Int64) {
+        guard !other.isNaN else { return }
+        if value.isNaN || (otherOrigin, other) < (origin, value) {
+            value = other
+            origin = otherOrigin
         }
     }
 }

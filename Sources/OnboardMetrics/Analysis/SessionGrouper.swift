@@ -116,11 +116,26 @@ public struct SessionGrouper {
             (sessionID, event.seq) = derived.session(stream: sessionID, time: streamTime)
         }
         if streamTime > watermark { watermark = streamTime }
-        let slot: Int
+        var open: Int?
         if sessionID == lastSessionID {
-            slot = lastSlot
+            open = lastSlot
         } else if let found = index.slot(of: sessionID) {
-            slot = found
+            open = found
+        }
+        // A gap longer than the session's closing time ends it, whether or not other sessions'
+        // events fell in the gap: so a session is cut the same way when its shard's stream (or a
+        // share of the buckets) is read alone as when the whole stream is.
+        if let found = open {
+            let after =
+                builders[found].finished ? min(closeAfter, closeFinishedAfter ?? closeAfter) : closeAfter
+            if after < Int64.max / 2, builders[found].lastStreamTime + after < streamTime {
+                try close(found, emit)
+                open = nil
+            }
+        }
+        let slot: Int
+        if let open {
+            slot = open
         } else {
             let builder = Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
             if let free = freeSlots.popLast() {
@@ -181,6 +196,8 @@ public struct SessionGrouper {
     private mutating func closeExpired(_ emit: (RecordedSession) throws -> Void) rethrows {
         if let closeFinishedAfter {
             while let entry = finishedExpiry.pop(queuedBefore: watermark - closeFinishedAfter) {
+                // The slot may hold a newer, unfinished piece of the same session (cut by a gap in add).
+                if builders[entry.slot].active, !builders[entry.slot].finished { continue }
                 if let again = try closeOrRequeue(entry, after: closeFinishedAfter, emit) { finishedExpiry.push(again) }
             }
         }

@@ -19,6 +19,9 @@ public struct SessionReader: Sendable {
     /// conformance), so memory holds only the sessions still under way. Leave it `nil` for reports
     /// that look past the flow's end (discovery, ad-hoc funnels).
     public var closeFinishedAfter: TimeInterval?
+    /// When set, only sessions of these ``SessionBucket``s are read (a shard's own buckets, or a
+    /// share of one server's for a parallel read); `nil` reads every session.
+    public var buckets: [Int]?
 
     /// A reader of every event in `[since, until)`.
     public init(
@@ -52,6 +55,11 @@ public struct SessionReader: Sendable {
             conditions.append(
                 "event_id < onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.until')::timestamptz)")
         }
+        if buckets != nil {
+            conditions.append(
+                "onboardmetrics_bucket(session_id) = ANY (string_to_array(current_setting('onboardmetrics.buckets'), ',')::integer[])"
+            )
+        }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         return """
             COPY (SELECT \(Self.columns) FROM events\(filter) ORDER BY event_id) TO STDOUT (FORMAT binary)
@@ -82,6 +90,10 @@ public struct SessionReader: Sendable {
         if let until {
             settings.append(.text(ISO8601DateFormatter().string(from: until)))
             assignments.append("set_config('onboardmetrics.until', $\(settings.count), false)")
+        }
+        if let buckets {
+            settings.append(.text(buckets.map(String.init).joined(separator: ",")))
+            assignments.append("set_config('onboardmetrics.buckets', $\(settings.count), false)")
         }
         if !assignments.isEmpty { try connection.query("SELECT " + assignments.joined(separator: ", "), settings) }
 

@@ -6,7 +6,7 @@ struct SessionSelection: Sendable {
     let flowID: String
     let since: Int64?
     let until: Int64?
-    private(set) var otherFlowSessions = 0
+    var otherFlowSessions = 0
 
     init(flowID: String, since: Date?, until: Date?) {
         self.flowID = flowID

@@ -2,8 +2,8 @@ import Foundation
 
 /// Counts replayed sessions into a ``TrendReport``: per (breakdown value, period) the session
 /// totals and per step the eligible and viewed sessions; nothing per session is kept.
-struct TrendAggregator {
-    private struct Counts {
+struct TrendAggregator: Sendable {
+    struct Counts {
         var started = 0
         var completed = 0
         var dropped = 0
@@ -17,17 +17,17 @@ struct TrendAggregator {
         }
     }
 
-    private struct Key: Hashable {
+    struct Key: Hashable {
         var breakdown: String
         var startDay: Int64
     }
 
-    private let flow: FlowDefinition
-    private let options: TrendOptions
-    private let replay: FunnelReplay
-    private let reportEnd: Date
-    private var selection: SessionSelection
-    private var counts: [Key: Counts] = [:]
+    let flow: FlowDefinition
+    let options: TrendOptions
+    let replay: FunnelReplay
+    let reportEnd: Date
+    var selection: SessionSelection
+    var counts: [Key: Counts] = [:]
 
     init(flow: FlowDefinition, options: TrendOptions, now: Date) {
         self.flow = flow

@@ -42,7 +42,7 @@ package final class Collector: Sendable {
     }
 
     package let configuration: Configuration
-    package let recorder: EventRecorder
+    package let recorder: any EventRecording
     package let metrics = CollectorMetrics()
     private let keys: AppKeyCache
     private let limiter: RateLimiter
@@ -53,7 +53,7 @@ package final class Collector: Sendable {
     let logger: Logger
 
     package init(
-        configuration: Configuration, recorder: EventRecorder, keys: AppKeyCache,
+        configuration: Configuration, recorder: any EventRecording, keys: AppKeyCache,
         logger: Logger = Logger(label: "onboardmetrics.collector")
     ) {
         self.configuration = configuration

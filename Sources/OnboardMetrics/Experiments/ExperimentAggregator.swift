@@ -2,7 +2,7 @@ import Foundation
 
 /// Collects, per variant, exposed units and per metric the eligible and converted ones, one
 /// session at a time. Per session nothing per unit is kept; per user a small record per user is.
-struct ExperimentAggregator {
+struct ExperimentAggregator: Sendable {
     struct Counts {
         var units = 0
         var eligible: [Int]
@@ -19,9 +19,9 @@ struct ExperimentAggregator {
     }
 
     let options: ExperimentOptions
-    private let windowMicroseconds: Int64
-    private(set) var counts: [String: Counts] = [:]
-    private var users: [String: UnitRecord] = [:]
+    let windowMicroseconds: Int64
+    var counts: [String: Counts] = [:]
+    var users: [String: UnitRecord] = [:]
 
     init(options: ExperimentOptions) {
         self.options = options
@@ -37,15 +37,7 @@ struct ExperimentAggregator {
                 users[session.userID] = record
                 return
             }
-            if existing.variant != record.variant { existing.mixed = true }
-            if record.exposedAt < existing.exposedAt {
-                existing.variant = record.variant
-                existing.exposedAt = record.exposedAt
-            }
-            for index in existing.eligible.indices {
-                existing.eligible[index] = existing.eligible[index] || record.eligible[index]
-                existing.converted[index] = existing.converted[index] || record.converted[index]
-            }
+            existing.merge(record)
             users[session.userID] = existing
         }
     }

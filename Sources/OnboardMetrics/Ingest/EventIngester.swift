@@ -31,13 +31,15 @@ public struct EventIngester: Sendable {
 
     /// How files are read.
     public var options: IngestOptions
+    /// Set for a sharded deployment: each batch goes to its sessions' shards (``ShardedBatchWriter``).
+    package var shards: ShardedBatchWriter.Settings?
 
     /// Creates an ingester.
     public init(options: IngestOptions = IngestOptions()) {
         self.options = options
     }
 
-    private struct Batch: Sendable {
+    struct Batch: Sendable {
         var file: Int
         var events: [Event]
     }
@@ -67,7 +69,10 @@ public struct EventIngester: Sendable {
         }
         let written: [Int: EventStore.WriteResult]
         do {
-            written = try await BlockingIO.run { try Self.write(from: handoff, to: configuration) }
+            written = try await BlockingIO.run { [shards] in
+                if let shards { return try Self.write(from: handoff, shards: shards) }
+                return try Self.write(from: handoff, to: configuration)
+            }
         } catch {
             handoff.cancel()
             _ = try? await parsed

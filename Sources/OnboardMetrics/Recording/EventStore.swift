@@ -68,7 +68,7 @@ public struct EventStore: Sendable {
                 """
                 INSERT INTO events (\(Self.columns))
                 SELECT \(Self.columns) FROM events_staging
-                ON CONFLICT (event_id) DO NOTHING
+                ON CONFLICT (event_id, session_id) DO NOTHING
                 """
             ).affectedRows
             try writeSessions(events, on: connection, receivedAt: receivedAt)

@@ -6,12 +6,12 @@
 /// truth values of every condition the walk may meet: a million sessions need a handful of walks.
 struct NavigatorPaths: Sendable {
     let flow: FlowDefinition
-    private let catalog: FlowCatalog?
+    let catalog: FlowCatalog?
     /// Every step whose condition may matter: the root's and those of reachable sub-flows.
-    private let conditionSteps: [Step]
-    private var index: [[Bool]: Int32] = [:]
+    let conditionSteps: [Step]
+    var index: [[Bool]: Int32] = [:]
     /// Root step indices in visit order, by path number.
-    private(set) var paths: [[Int]] = []
+    var paths: [[Int]] = []
 
     init(flow: FlowDefinition, catalog: FlowCatalog?) {
         self.flow = flow

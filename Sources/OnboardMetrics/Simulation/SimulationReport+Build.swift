@@ -27,7 +27,9 @@ extension SimulationReport {
         return try forecast(sampler)
     }
 
-    static func forecast(_ sampler: SimulationSampler) throws(SimulationError) -> SimulationReport {
+    static func forecast(_ read: SimulationSampler) throws(SimulationError) -> SimulationReport {
+        // Numbered by content, so the draws do not depend on the order the sessions were read in.
+        let sampler = read.canonical()
         let options = sampler.options
         guard options.draws >= 1 else { throw SimulationError(.invalidOptions, "--draws must be at least 1") }
         let data = sampler.finish()

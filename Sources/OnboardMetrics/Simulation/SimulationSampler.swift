@@ -6,7 +6,7 @@ import Foundation
 /// viewed for the first time, what it skipped and how it ended — and each user the list of their
 /// sessions' signatures. Users with the same list are interchangeable in the bootstrap, so a
 /// million sessions shrink to a few thousand weighted user types.
-struct SimulationSampler {
+struct SimulationSampler: Sendable {
     /// One finished session, reduced to what the model uses.
     struct Signature: Hashable, Sendable {
         var stratum: Int32
@@ -19,29 +19,29 @@ struct SimulationSampler {
         var completed: Bool
     }
 
-    private struct StratumKey: Hashable {
+    struct StratumKey: Hashable {
         var eligible: [Bool]
         var value: String?
     }
 
     let options: SimulationOptions
-    private let replay: FunnelReplay
-    private var selection: SessionSelection
-    private(set) var stepIDs: [String]
-    private var states: [String: Int32] = [:]
-    private var strata: [StratumKey: Int32] = [:]
-    private(set) var strataEligibility: [[Bool]] = []
-    private var candidatePaths: NavigatorPaths
-    private var baselinePaths: NavigatorPaths
-    private var signatureIndex: [Signature: Int32] = [:]
-    private(set) var signatures: [Signature] = []
+    let replay: FunnelReplay
+    var selection: SessionSelection
+    var stepIDs: [String]
+    var states: [String: Int32] = [:]
+    var strata: [StratumKey: Int32] = [:]
+    var strataEligibility: [[Bool]] = []
+    var candidatePaths: NavigatorPaths
+    var baselinePaths: NavigatorPaths
+    var signatureIndex: [Signature: Int32] = [:]
+    var signatures: [Signature] = []
     /// Users are keyed by a 64-bit hash of their id: two of a million users share one with
     /// probability below 10⁻⁷, and a shared key only merges two users into one bootstrap cluster.
-    private var singleSessionUsers: [UInt64: Int32] = [:]
-    private var repeatUsers: [UInt64: [Int32]] = [:]
+    var singleSessionUsers: [UInt64: Int32] = [:]
+    var repeatUsers: [UInt64: [Int32]] = [:]
     /// Seconds on each baseline step, for the recorded medians.
-    private(set) var secondsOnStep: [[Double]]
-    private(set) var statistics = SimulationReport.DataSummary()
+    var secondsOnStep: [[Double]]
+    var statistics = SimulationReport.DataSummary()
 
     /// - Throws: `SimulationError` (`.badAssumption`) for an assumption naming no candidate step.
     init(options: SimulationOptions, now: Date) throws(SimulationError) {
@@ -112,16 +112,13 @@ struct SimulationSampler {
         for (index, seconds) in state.secondsOnStep.enumerated() where !seconds.isNaN {
             secondsOnStep[index].append(seconds)
         }
-        let number: Int32
-        if let known = signatureIndex[signature] {
-            number = known
-        } else {
-            number = Int32(signatures.count)
-            signatureIndex[signature] = number
-            signatures.append(signature)
-        }
+        let number = intern(signature)
         statistics.sessions += 1
-        let user = Self.userKey(session.userID)
+        addSession(number, ofUser: Self.userKey(session.userID))
+    }
+
+    /// Counts a session (by signature number) for a user.
+    mutating func addSession(_ number: Int32, ofUser user: UInt64) {
         if var sessions = repeatUsers.removeValue(forKey: user) {
             sessions.append(number)
             repeatUsers[user] = sessions
@@ -130,6 +127,15 @@ struct SimulationSampler {
         } else {
             singleSessionUsers[user] = number
         }
+    }
+
+    /// The number of a signature, adding it when new.
+    mutating func intern(_ signature: Signature) -> Int32 {
+        if let known = signatureIndex[signature] { return known }
+        let number = Int32(signatures.count)
+        signatureIndex[signature] = number
+        signatures.append(signature)
+        return number
     }
 
     /// Steps of either flow viewed in the baseline flow within the window, in order of first view.

@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// How a report reads the events: shared by every command that replays sessions.
+struct ReadOptions: ParsableArguments {
+    @Option(
+        name: .customLong("read-connections"),
+        help: ArgumentHelp(
+            "Connections per server to read sessions on, in parallel.",
+            discussion: "Each connection reads a share of the 64 session buckets and replays them on a thread "
+                + "of its own; the partial reports are merged. Worth it where the server and this machine "
+                + "have spare cores. Default 1 (with shards: one connection per shard)."))
+    var connections: Int = 1
+
+    func validate() throws {
+        guard (1...64).contains(connections) else { throw ValidationError("--read-connections must be 1...64") }
+    }
+}
