@@ -3,22 +3,46 @@ import Foundation
 /// Writes batches of validated events into the `events` table (and `sessions`, for
 /// `session_started` events) with binary COPY.
 ///
-/// A duplicate `event_id` is dropped by the database, never stored twice and never failing the
-/// batch: the batch is first copied straight into `events` (the common case, at COPY speed);
-/// only if that hits a unique violation is it copied into a temporary staging table and moved
-/// with `INSERT ... ON CONFLICT DO NOTHING`.
+/// A duplicate `event_id` is never stored twice and never fails the batch, and costs little:
+/// - repeats within a batch are dropped before the COPY (the first occurrence is kept, as the
+///   database would keep it), so they cost nothing on the server;
+/// - events already stored are found with one primary-key probe of the batch's ids and left out
+///   of the COPY; a writer whose batches are resends (``WriteHints``) probes first, others copy
+///   straight into `events` and probe only when that hits a unique violation.
+///
+/// Without `SELECT` on `events` (the `onboardmetrics_writer` role may only insert) the probe
+/// is replaced by copying into a temporary staging table and moving the rows with
+/// `INSERT ... ON CONFLICT DO NOTHING`, which needs only `INSERT`.
 public struct EventStore: Sendable {
     /// What one write did.
     public struct WriteResult: Sendable, Hashable {
         /// Events newly stored.
         public var inserted: Int
-        /// Events already stored (same `event_id`), dropped.
+        /// Events already stored (same `event_id`), or repeated within the batch: dropped.
         public var duplicates: Int
+    }
+
+    /// What a writer learns from one batch about the next: kept by whoever writes a stream of
+    /// batches (the recorder's writer thread, an ingest) and passed to every write.
+    package struct WriteHints: Sendable {
+        /// The last batch was mostly events already stored (a resent file or batch): probe the
+        /// primary key before copying rather than after a failed COPY.
+        package var resending = false
+        /// The database refused the probe (no `SELECT` on `events`): use the staging table.
+        package var probeRefused = false
+        /// Events of the last batch that were already stored.
+        package var lastStoredDuplicates = 0
+
+        package init() {}
     }
 
     /// The columns of `events`, in the order batches are copied.
     static let columns =
         "event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
+
+    /// How many times a write probes again when a concurrent writer stored some of its ids
+    /// between its probe and its COPY, before it moves the batch through the staging table.
+    static let probeAttempts = 3
 
     /// Creates a store.
     public init() {}
@@ -32,38 +56,120 @@ public struct EventStore: Sendable {
     /// - Throws: `PostgresError` (a lost connection is `.connectionLost`: retry the whole batch).
     @discardableResult
     public func write(_ events: [Event], on connection: PostgresConnection, receivedAt: Date) throws -> WriteResult {
-        guard !events.isEmpty else { return WriteResult(inserted: 0, duplicates: 0) }
-        let received = PostgresValue.postgresMicroseconds(receivedAt)
-        do {
-            let inserted = try connection.transaction { connection in
-                let inserted = try connection.copyIn("COPY events (\(Self.columns)) FROM STDIN (FORMAT binary)") {
-                    try Self.encode(events, receivedAt: received, into: &$0)
-                }
-                try writeSessions(events, on: connection, receivedAt: received)
-                return inserted
-            }
-            return WriteResult(inserted: inserted, duplicates: events.count - inserted)
-        } catch let error as PostgresError where error.sqlState == "23505" {
-            return try writeDeduplicating(events, on: connection, receivedAt: received)
-        }
+        var hints = WriteHints()
+        return try write(events, on: connection, receivedAt: receivedAt, hints: &hints)
     }
 
+    /// Stores `events` in one transaction like ``write(_:on:receivedAt:)``, choosing how by what
+    /// earlier batches of the same writer showed, and updating `hints` for the next batch.
+    @discardableResult
+    package func write(
+        _ events: [Event], on connection: PostgresConnection, receivedAt: Date, hints: inout WriteHints
+    ) throws -> WriteResult {
+        guard !events.isEmpty else { return WriteResult(inserted: 0, duplicates: 0) }
+        let received = PostgresValue.postgresMicroseconds(receivedAt)
+        let distinct = Self.firstOccurrences(events)
+        var inserted: Int?
+        if !hints.resending {
+            inserted = try copyStraight(distinct, sessionsOf: events, on: connection, receivedAt: received)
+        }
+        var stored = 0
+        if inserted == nil {
+            if !hints.probeRefused {
+                inserted = try copyUnstored(distinct, sessionsOf: events, on: connection, receivedAt: received, hints: &hints)
+            }
+            if inserted == nil {
+                inserted = try writeDeduplicating(distinct, sessionsOf: events, on: connection, receivedAt: received)
+            }
+            stored = distinct.count - (inserted ?? 0)
+        }
+        let count = inserted ?? 0
+        hints.lastStoredDuplicates = stored
+        // A resent batch is rarely alone; a stored duplicate at a batch's edge (a repeat that
+        // straddles two batches) is.
+        hints.resending = stored * 2 >= distinct.count
+        return WriteResult(inserted: count, duplicates: events.count - count)
+    }
     /// Makes sure monthly partitions exist for the months of these instants.
     /// - Throws: `PostgresError`.
     public func ensurePartitions(from: Date, to: Date, on connection: PostgresConnection) throws {
         try connection.query("SELECT onboardmetrics_ensure_partitions($1, $2)", [.timestamp(from), .timestamp(to)])
     }
 
-    private func writeDeduplicating(_ events: [Event], on connection: PostgresConnection, receivedAt: Int64) throws
-        -> WriteResult
-    {
+    /// The common case, no event of the batch stored yet: one COPY straight into `events`.
+    /// - Returns: the events stored, or `nil` when one was already stored (nothing is written).
+    private func copyStraight(
+        _ distinct: [Event], sessionsOf events: [Event], on connection: PostgresConnection, receivedAt: Int64
+    ) throws -> Int? {
+        do {
+            return try connection.transaction { connection in
+                let inserted = try copyEvents(distinct, into: "events", on: connection, receivedAt: receivedAt)
+                try writeSessions(events, on: connection, receivedAt: receivedAt, straight: true)
+                return inserted
+            }
+        } catch let error as PostgresError where error.sqlState == "23505" {
+            return nil
+        }
+    }
+
+    /// Probes the primary key for the batch's ids and copies only the events not stored yet.
+    /// Another writer may store some of the same ids between the probe and the COPY (the
+    /// collector writes on many connections); the COPY then fails whole, and the write probes
+    /// again: the primary key keeps every id stored once and the count exact.
+    /// - Returns: the events stored, or `nil` when the probe is not allowed or kept losing races.
+    private func copyUnstored(
+        _ distinct: [Event], sessionsOf events: [Event], on connection: PostgresConnection, receivedAt: Int64,
+        hints: inout WriteHints
+    ) throws -> Int? {
+        for _ in 0..<Self.probeAttempts {
+            do {
+                return try connection.transaction { connection in
+                    let stored = try storedEventIDs(of: distinct, on: connection)
+                    let unstored = stored.isEmpty ? distinct : distinct.filter { !stored.contains($0.eventID) }
+                    let inserted =
+                        unstored.isEmpty
+                        ? 0 : try copyEvents(unstored, into: "events", on: connection, receivedAt: receivedAt)
+                    // Sessions of a resent batch are mostly stored too: no straight COPY for them.
+                    try writeSessions(events, on: connection, receivedAt: receivedAt, straight: stored.isEmpty)
+                    return inserted
+                }
+            } catch let error as PostgresError where error.sqlState == "23505" {
+                continue
+            } catch let error as PostgresError where error.sqlState == "42501" {
+                hints.probeRefused = true
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// The ids of `events` that `events` already holds: one index probe per id, in the
+    /// partitions the ids fall in.
+    private func storedEventIDs(of events: [Event], on connection: PostgresConnection) throws -> Set<UUID> {
+        // A uuid[] literal in a text parameter: parameters stay out of the SQL text, and the
+        // server parses 36 characters an id.
+        var literal = "{"
+        literal.reserveCapacity(events.count * 37 + 2)
+        for (index, event) in events.enumerated() {
+            if index > 0 { literal += "," }
+            literal += event.eventID.uuidString
+        }
+        literal += "}"
+        let rows = try connection.query(
+            "SELECT event_id FROM events WHERE event_id = ANY ($1::text::uuid[])", [.text(literal)])
+        return Set(rows.compactMap { $0[0].uuid })
+    }
+
+    /// Without the probe (no `SELECT` privilege, or a write that kept losing races to concurrent
+    /// writers): copy into a temporary staging table, then `INSERT ... ON CONFLICT DO NOTHING`.
+    private func writeDeduplicating(
+        _ distinct: [Event], sessionsOf events: [Event], on connection: PostgresConnection, receivedAt: Int64
+    ) throws -> Int {
         try connection.transaction { connection in
             try connection.query(
                 "CREATE TEMPORARY TABLE IF NOT EXISTS events_staging (LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
             )
-            try connection.copyIn("COPY events_staging (\(Self.columns)) FROM STDIN (FORMAT binary)") {
-                try Self.encode(events, receivedAt: receivedAt, into: &$0)
-            }
+            try copyEvents(distinct, into: "events_staging", on: connection, receivedAt: receivedAt)
             let inserted = try connection.query(
                 """
                 INSERT INTO events (\(Self.columns))
@@ -71,33 +177,65 @@ public struct EventStore: Sendable {
                 ON CONFLICT (event_id) DO NOTHING
                 """
             ).affectedRows
-            try writeSessions(events, on: connection, receivedAt: receivedAt)
-            return WriteResult(inserted: inserted, duplicates: events.count - inserted)
+            try writeSessions(events, on: connection, receivedAt: receivedAt, straight: false)
+            return inserted
         }
     }
 
-    /// One row per `session_started`, its properties' `context` as the session context; a session
-    /// already stored is left as it is.
-    private func writeSessions(_ events: [Event], on connection: PostgresConnection, receivedAt: Int64) throws {
-        let starts = events.filter { $0.kind == .sessionStarted }
+    @discardableResult
+    private func copyEvents(
+        _ events: [Event], into table: String, on connection: PostgresConnection, receivedAt: Int64
+    ) throws -> Int {
+        try connection.copyIn("COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)") {
+            try Self.encode(events, receivedAt: receivedAt, into: &$0)
+        }
+    }
+
+    /// One row per session of the batch's `session_started` events (the first one of each), its
+    /// properties' `context` as the session context; a session already stored is left as it is.
+    /// `straight`: copy straight into `sessions` inside a savepoint, falling back to the staging
+    /// table only when a session is already stored.
+    private func writeSessions(
+        _ events: [Event], on connection: PostgresConnection, receivedAt: Int64, straight: Bool
+    ) throws {
+        var seen = Set<UUID>()
+        let starts = events.filter { $0.kind == .sessionStarted && seen.insert($0.sessionID).inserted }
         guard !starts.isEmpty else { return }
+        let columns = "session_id, user_id, flow_id, flow_version, context, started_at, received_at"
+        if straight {
+            try connection.query("SAVEPOINT onboardmetrics_sessions")
+            do {
+                try copySessions(starts, into: "sessions", columns: columns, on: connection, receivedAt: receivedAt)
+                return
+            } catch let error as PostgresError where error.sqlState == "23505" {
+                try connection.query("ROLLBACK TO SAVEPOINT onboardmetrics_sessions")
+            }
+        }
         try connection.query(
             "CREATE TEMPORARY TABLE IF NOT EXISTS sessions_staging (LIKE sessions INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
         )
-        try connection.copyIn(
-            "COPY sessions_staging (session_id, user_id, flow_id, flow_version, context, started_at, received_at) FROM STDIN (FORMAT binary)"
-        ) { writer in
+        try copySessions(starts, into: "sessions_staging", columns: columns, on: connection, receivedAt: receivedAt)
+        try connection.query(
+            "INSERT INTO sessions (\(columns)) SELECT \(columns) FROM sessions_staging ON CONFLICT (session_id) DO NOTHING"
+        )
+    }
+
+    private func copySessions(
+        _ starts: [Event], into table: String, columns: String, on connection: PostgresConnection, receivedAt: Int64
+    ) throws {
+        try connection.copyIn("COPY \(table) (\(columns)) FROM STDIN (FORMAT binary)") { writer in
+            var context: [UInt8] = []
             for event in starts {
                 writer.beginRow(fieldCount: 7)
                 writer.write(uuid: event.sessionID)
                 try writer.write(text: event.userID)
                 try writer.write(text: event.flowID)
                 if let version = event.flowVersion { writer.write(int32: Int32(version)) } else { writer.writeNull() }
-                var context: [UInt8] = []
+                context.removeAll(keepingCapacity: true)
                 if case .object(let object) = event.properties["context"] {
                     JSONWriter.appendObject(object, to: &context)
                 } else {
-                    context = Array("{}".utf8)
+                    context.append(contentsOf: "{}".utf8)
                 }
                 try writer.write(jsonb: String(decoding: context, as: UTF8.self))
                 writer.write(timestamp: event.correctedTime)
@@ -106,8 +244,22 @@ public struct EventStore: Sendable {
                 try writer.endRow()
             }
         }
-        try connection.query(
-            "INSERT INTO sessions SELECT * FROM sessions_staging ON CONFLICT (session_id) DO NOTHING")
+    }
+
+    /// The events with the first occurrence of each `event_id`, in order: what the database would
+    /// keep of a batch with repeats (the generator's resends are a line or two apart).
+    static func firstOccurrences(_ events: [Event]) -> [Event] {
+        var seen = Set<UUID>(minimumCapacity: events.count)
+        var distinct: [Event]?
+        for (index, event) in events.enumerated() {
+            if seen.insert(event.eventID).inserted {
+                distinct?.append(event)
+            } else if distinct == nil {
+                distinct = Array(events[..<index])
+                distinct?.reserveCapacity(events.count)
+            }
+        }
+        return distinct ?? events
     }
 
     /// Encodes events as rows of the `events` columns, in ``columns`` order.
