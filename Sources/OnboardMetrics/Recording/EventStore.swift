@@ -68,7 +68,7 @@ public struct EventStore: Sendable {
     ) throws -> WriteResult {
         guard !events.isEmpty else { return WriteResult(inserted: 0, duplicates: 0) }
         let received = PostgresValue.postgresMicroseconds(receivedAt)
-        let distinct = Self.firstOccurrences(events)
+        let distinct = Self.inIDOrder(Self.firstOccurrences(events))
         var inserted: Int?
         if !hints.resending {
             inserted = try copyStraight(distinct, sessionsOf: events, on: connection, receivedAt: received)
@@ -107,15 +107,16 @@ public struct EventStore: Sendable {
                 try writeSessions(events, on: connection, receivedAt: receivedAt, straight: true)
                 return inserted
             }
-        } catch let error as PostgresError where error.sqlState == "23505" {
+        } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
             return nil
         }
     }
 
     /// Probes the primary key for the batch's ids and copies only the events not stored yet.
-    /// Another writer may store some of the same ids between the probe and the COPY (the
-    /// collector writes on many connections); the COPY then fails whole, and the write probes
-    /// again: the primary key keeps every id stored once and the count exact.
+    /// Another writer may store some of the same ids between the probe and the COPY (several
+    /// collectors, an ingest beside a collector); the COPY then fails whole, and the write probes
+    /// again: the primary key keeps every id stored once and the count exact. (A deadlock between
+    /// such writers cannot happen while every writer copies in id order; it is retried alike.)
     /// - Returns: the events stored, or `nil` when the probe is not allowed or kept losing races.
     private func copyUnstored(
         _ distinct: [Event], sessionsOf events: [Event], on connection: PostgresConnection, receivedAt: Int64,
@@ -133,7 +134,7 @@ public struct EventStore: Sendable {
                     try writeSessions(events, on: connection, receivedAt: receivedAt, straight: stored.isEmpty)
                     return inserted
                 }
-            } catch let error as PostgresError where error.sqlState == "23505" {
+            } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
                 continue
             } catch let error as PostgresError where error.sqlState == "42501" {
                 hints.probeRefused = true
@@ -260,6 +261,22 @@ public struct EventStore: Sendable {
                 try writer.endRow()
             }
         }
+    }
+
+    /// The events sorted by `event_id`. Writers that insert in one global order cannot deadlock
+    /// on each other's uncommitted ids (a writer waits only for ids below the one it inserts),
+    /// and rows land in the heap in the order reports read them.
+    static func inIDOrder(_ events: [Event]) -> [Event] {
+        let keys = events.map { event in
+            withUnsafeBytes(of: event.eventID.uuid) { raw in
+                (
+                    UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                )
+            }
+        }
+        if keys.indices.dropFirst().allSatisfy({ keys[$0 - 1] < keys[$0] }) { return events }
+        return keys.indices.sorted { keys[$0] < keys[$1] }.map { events[$0] }
     }
 
     /// The events with the first occurrence of each `event_id`, in order: what the database would
