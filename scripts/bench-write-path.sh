@@ -72,18 +72,27 @@ key="$("$bin/funnel" keys create bench --database-url "$(db_url bench_serve)" --
 server=$!
 for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
 url="$(head -1 "$work/serve.out")"
+# wrk sends the file once, then only health checks: the load is timed by the rows stored.
+wrk_pid=""
+bench_cleanup_hooks+=('[ -n "$wrk_pid" ] && kill "$wrk_pid" 2>/dev/null')
 start=$(now)
 env KEY="$key" BATCH="$batch" FILE="$work/events.jsonl" THREADS=2 \
-    timeout 600 wrk -t 2 -c "$connections" -d 600s --timeout 30s -s scripts/bench/post-file.lua "$url" > "$work/wrk.out"
-# wrk stops once the file is sent; the last batches may still be committing.
-serve_rows=$(rows_in bench_serve)
-serve_s=$(since "$start")
-for _ in $(seq 300); do
-    [ "$serve_rows" -ge "$rows" ] && break
+    wrk -t 2 -c "$connections" -d 600s --timeout 30s -s scripts/bench/post-file.lua "$url" > "$work/wrk.out" &
+wrk_pid=$!
+serve_rows=0
+serve_s=0
+last_change=$(now)
+while kill -0 "$wrk_pid" 2>/dev/null; do
     sleep 0.1
     latest=$(rows_in bench_serve)
-    if [ "$latest" != "$serve_rows" ]; then serve_rows=$latest; serve_s=$(since "$start"); fi
+    if [ "$latest" != "$serve_rows" ]; then serve_rows=$latest; serve_s=$(since "$start"); last_change=$(now); fi
+    [ "$serve_rows" -ge "$rows" ] && break
+    # Events the collector refused would keep the count short: give up after 20 s without a row.
+    awk -v s="$(since "$last_change")" 'BEGIN { exit !(s > 20) }' && break
 done
+kill -INT "$wrk_pid" 2>/dev/null || true
+wait "$wrk_pid" || true
+wrk_pid=""
 kill -TERM "$server"; wait "$server" || true; server=""
 grep -E '^requests|^latency' "$work/wrk.out" || true
 
