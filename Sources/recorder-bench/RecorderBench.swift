@@ -75,7 +75,8 @@ struct RecorderBench: AsyncParsableCommand {
             var start = 0
             while start < bytes.count {
                 let newline = memchr(base + start, 10, bytes.count - start)
-                let end = newline.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? bytes.count
+                let end =
+                    newline.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? bytes.count
                 if end > start {
                     do {
                         events.append(try parser.parse(UnsafeBufferPointer(rebasing: bytes[start..<end])))

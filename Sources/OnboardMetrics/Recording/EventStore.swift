@@ -76,7 +76,8 @@ public struct EventStore: Sendable {
         var stored = 0
         if inserted == nil {
             if !hints.probeRefused {
-                inserted = try copyUnstored(distinct, sessionsOf: events, on: connection, receivedAt: received, hints: &hints)
+                inserted = try copyUnstored(
+                    distinct, sessionsOf: events, on: connection, receivedAt: received, hints: &hints)
             }
             if inserted == nil {
                 inserted = try writeDeduplicating(distinct, sessionsOf: events, on: connection, receivedAt: received)
