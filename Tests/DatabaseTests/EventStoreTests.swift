@@ -37,14 +37,16 @@ import Testing
         // A repeat right after the first copy (the generator's resend) and one far from it.
         events.insert(repeated, at: 4)
         events.append(repeatedStart)
+        let batch = events
+        let (repeatedID, startedSession) = (repeated.eventID, repeatedStart.sessionID)
         let (result, rows) = try await TestDatabase.withConnection(configuration) { connection in
-            let result = try EventStore().write(events, on: connection, receivedAt: Date())
+            let result = try EventStore().write(batch, on: connection, receivedAt: Date())
             let rows = try connection.query(
                 """
                 SELECT (SELECT count(*) FROM events) AS n,
                        (SELECT (properties->>'n')::float8 FROM events WHERE event_id = $1) AS kept,
                        (SELECT context->>'platform' FROM sessions WHERE session_id = $2) AS platform
-                """, [.uuid(repeated.eventID), .uuid(repeatedStart.sessionID)])
+                """, [.uuid(repeatedID), .uuid(startedSession)])
             return (result, rows.first)
         }
         #expect(result == EventStore.WriteResult(inserted: 10, duplicates: 2))

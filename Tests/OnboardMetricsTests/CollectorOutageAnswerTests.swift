@@ -13,7 +13,6 @@ import Testing
             "postgresql://collector_user:hunter2secret@/analytics_db?host=\(folder)&port=5999&connect_timeout=2")
         var configuration = EventRecorder.Configuration(database: database)
         configuration.spoolDirectory = nil
-        configuration.log = { _ in }
         let recorder = try EventRecorder(configuration: configuration)
         let collector = Collector(
             configuration: Collector.Configuration(), recorder: recorder, keys: AppKeyCache(database: database))
