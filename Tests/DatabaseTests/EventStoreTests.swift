@@ -151,6 +151,34 @@ import Testing
         #expect(rows?["d"].int == rounds * perRound)
     }
 
+    @Test func aNewStartOfAStoredSessionLeavesTheSessionAsItWas() async throws {
+        let configuration = try await TestDatabase.migrated("event_store_session_again")
+        let events = SampleEvents.make(sessions: 3, perSession: 4)
+        // A second session_started (a new event id) for session 0, with another context.
+        var again = SampleEvents.make(sessions: 1, perSession: 1, seed: 99)[0]
+        again.sessionID = events[0].sessionID
+        again.properties = ["context": .object(["platform": "android"])]
+        let batch = Array(events[4...]) + [again]
+        let (results, rows) = try await TestDatabase.withConnection(configuration) { connection in
+            let store = EventStore()
+            let first = try store.write(Array(events[0..<4]), on: connection, receivedAt: Date())
+            let second = try store.write(batch, on: connection, receivedAt: Date())
+            let rows = try connection.query(
+                """
+                SELECT (SELECT count(*) FROM events) AS n, (SELECT count(*) FROM sessions) AS s,
+                       (SELECT context->>'platform' FROM sessions WHERE session_id = $1) AS platform
+                """, [.uuid(events[0].sessionID)])
+            return ([first, second], rows.first)
+        }
+        #expect(
+            results == [
+                EventStore.WriteResult(inserted: 4, duplicates: 0), EventStore.WriteResult(inserted: 9, duplicates: 0),
+            ])
+        #expect(rows?["n"].int == 13)
+        #expect(rows?["s"].int == 3)
+        #expect(rows?["platform"].string == "ios")
+    }
+
     @Test func storedEventsReadBackFieldForField() async throws {
         let configuration = try await TestDatabase.migrated("event_store_fields")
         let events = SampleEvents.make(sessions: 3, perSession: 4)
