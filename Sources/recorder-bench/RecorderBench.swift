@@ -20,6 +20,13 @@ struct RecorderBench: AsyncParsableCommand {
     @Option(help: "Spool folder.") var spoolDir: String?
     @Option(help: "Events per COPY batch.") var batchSize = 5_000
     @Option(name: .customLong("database-url"), help: "Database (default DATABASE_URL).") var databaseURL: String?
+    @Option(
+        help: """
+            Record the events of this JSONL file (e.g. `funnel generate` output, resends included) \
+            instead of synthetic ones; the file is read and parsed before the clock starts, \
+            and --events and --seed are ignored.
+            """)
+    var input: String?
 
     func run() async throws {
         guard let url = databaseURL ?? ProcessInfo.processInfo.environment["DATABASE_URL"] else {
@@ -30,11 +37,17 @@ struct RecorderBench: AsyncParsableCommand {
         configuration.batchSize = batchSize
         configuration.initialBackoff = 0.05
         configuration.maximumBackoff = 0.5
+        let loaded = try input.map(Self.load)
+        let events = loaded?.count ?? self.events
         let recorder = try EventRecorder(configuration: configuration)
         let base = Date(timeIntervalSince1970: 1_790_000_000)
         let started = Date()
         for index in 0..<events {
-            try recorder.record(Self.event(index, seed: seed, base: base))
+            do {
+                try recorder.record(loaded?[index] ?? Self.event(index, seed: seed, base: base))
+            } catch is EventValidationError {
+                continue  // counted as rejected; a file may hold events the validator refuses
+            }
             if flushEvery > 0, (index + 1) % flushEvery == 0 {
                 await recorder.flush()
                 FileHandle.standardOutput.write(Data("durable \(index + 1)\n".utf8))
@@ -46,8 +59,36 @@ struct RecorderBench: AsyncParsableCommand {
         print("durable \(events)")
         print(
             "recorded \(counters.recorded) committed \(counters.committed) duplicates \(counters.duplicates) "
-                + "spooled \(counters.spooled) retried \(counters.retried) dropped \(counters.dropped) "
+                + "rejected \(counters.rejected) spooled \(counters.spooled) retried \(counters.retried) dropped \(counters.dropped) "
                 + "seconds \(String(format: "%.3f", seconds)) events_per_second \(Int(Double(events) / seconds))")
+    }
+
+    /// The events of a JSONL file; lines that do not parse are skipped (and counted on stderr).
+    static func load(_ path: String) throws -> [Event] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let parser = JSONEventParser()
+        var events: [Event] = []
+        var skipped = 0
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            guard let base = bytes.baseAddress else { return }
+            var start = 0
+            while start < bytes.count {
+                let newline = memchr(base + start, 10, bytes.count - start)
+                let end =
+                    newline.map { UnsafePointer<UInt8>($0.assumingMemoryBound(to: UInt8.self)) - base } ?? bytes.count
+                if end > start {
+                    do {
+                        events.append(try parser.parse(UnsafeBufferPointer(rebasing: bytes[start..<end])))
+                    } catch {
+                        skipped += 1
+                    }
+                }
+                start = end + 1
+            }
+        }
+        if skipped > 0 { FileHandle.standardError.write(Data("skipped \(skipped) lines that do not parse\n".utf8)) }
+        return events
     }
 
     /// Synthetic event number `index`.

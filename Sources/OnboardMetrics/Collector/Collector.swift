@@ -182,7 +182,8 @@ package final class Collector: Sendable {
         metrics.batch(
             status: 200, seconds: seconds, received: results.count, accepted: response.accepted,
             rejected: response.rejected)
-        return Answer(status: 200, headers: [("Content-Type", "application/json")], body: Self.encode(response))
+        return Answer(
+            status: 200, headers: [("Content-Type", "application/json")], body: Self.encodeBatchResponse(response))
     }
 
     /// `GET /healthz`: the process answers, with the recorder's counters.

@@ -142,13 +142,14 @@ public struct EventIngester: Sendable {
         var partitions = PartitionPlanner()
         partitions.markKnown(try store.partitionMonths(on: connection))
         var results: [Int: EventStore.WriteResult] = [:]
+        var hints = EventStore.WriteHints()
         while let batch = handoff.take() {
             let missing = partitions.monthsToCreate(for: batch.events, now: Date())
             if !missing.isEmpty {
                 try store.ensurePartitions(months: missing, on: connection)
                 partitions.markKnown(missing)
             }
-            let result = try store.write(batch.events, on: connection, receivedAt: Date())
+            let result = try store.write(batch.events, on: connection, receivedAt: Date(), hints: &hints)
             var sum = results[batch.file] ?? EventStore.WriteResult(inserted: 0, duplicates: 0)
             sum.inserted += result.inserted
             sum.duplicates += result.duplicates

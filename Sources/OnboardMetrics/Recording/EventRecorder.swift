@@ -91,6 +91,8 @@ public final class EventRecorder: @unchecked Sendable {
     private var failures = 0
     private var lastSend = Date()
     private var partitions = PartitionPlanner()
+    /// What the last batches showed (resends, the probe refused), for choosing how to write the next.
+    private var writeHints = EventStore.WriteHints()
     /// The month whose partitions (it and the next) were last made sure of, off the batch path.
     private var preparedMonth = Int64.min
     private var random = SystemRandomNumberGenerator()
@@ -389,7 +391,7 @@ extension EventRecorder {
         let started = DispatchTime.now().uptimeNanoseconds
         defer { metrics.writeDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         try ensurePartitions(for: events, on: connection)
-        return try store.write(events, on: connection, receivedAt: configuration.clock())
+        return try store.write(events, on: connection, receivedAt: configuration.clock(), hints: &writeHints)
     }
 
     /// Creates the partitions the batch needs (a few at most, see ``PartitionPlanner``). The

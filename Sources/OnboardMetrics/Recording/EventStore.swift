@@ -3,22 +3,46 @@ import Foundation
 /// Writes batches of validated events into the `events` table (and `sessions`, for
 /// `session_started` events) with binary COPY.
 ///
-/// A duplicate `event_id` is dropped by the database, never stored twice and never failing the
-/// batch: the batch is first copied straight into `events` (the common case, at COPY speed);
-/// only if that hits a unique violation is it copied into a temporary staging table and moved
-/// with `INSERT ... ON CONFLICT DO NOTHING`.
+/// A duplicate `event_id` is never stored twice and never fails the batch, and costs little:
+/// - repeats within a batch are dropped before the COPY (the first occurrence is kept, as the
+///   database would keep it), so they cost nothing on the server;
+/// - events already stored are found with one primary-key probe of the batch's ids and left out
+///   of the COPY; a writer whose batches are resends (``WriteHints``) probes first, others copy
+///   straight into `events` and probe only when that hits a unique violation.
+///
+/// Without `SELECT` on `events` (the `onboardmetrics_writer` role may only insert) the probe
+/// is replaced by copying into a temporary staging table and moving the rows with
+/// `INSERT ... ON CONFLICT DO NOTHING`, written so that it needs only `INSERT`.
 public struct EventStore: Sendable {
     /// What one write did.
     public struct WriteResult: Sendable, Hashable {
         /// Events newly stored.
         public var inserted: Int
-        /// Events already stored (same `event_id`), dropped.
+        /// Events already stored (same `event_id`), or repeated within the batch: dropped.
         public var duplicates: Int
+    }
+
+    /// What a writer learns from one batch about the next: kept by whoever writes a stream of
+    /// batches (the recorder's writer thread, an ingest) and passed to every write.
+    package struct WriteHints: Sendable {
+        /// The last batch was mostly events already stored (a resent file or batch): probe the
+        /// primary key before copying rather than after a failed COPY.
+        package var resending = false
+        /// The database refused the probe (no `SELECT` on `events`): use the staging table.
+        package var probeRefused = false
+        /// Events of the last batch that were already stored.
+        package var lastStoredDuplicates = 0
+
+        package init() {}
     }
 
     /// The columns of `events`, in the order batches are copied.
     static let columns =
         "event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
+
+    /// How many times a write probes again when a concurrent writer stored some of its ids
+    /// between its probe and its COPY, before it moves the batch through the staging table.
+    static let probeAttempts = 3
 
     /// Creates a store.
     public init() {}
@@ -32,72 +56,255 @@ public struct EventStore: Sendable {
     /// - Throws: `PostgresError` (a lost connection is `.connectionLost`: retry the whole batch).
     @discardableResult
     public func write(_ events: [Event], on connection: PostgresConnection, receivedAt: Date) throws -> WriteResult {
-        guard !events.isEmpty else { return WriteResult(inserted: 0, duplicates: 0) }
-        let received = PostgresValue.postgresMicroseconds(receivedAt)
-        do {
-            let inserted = try connection.transaction { connection in
-                let inserted = try connection.copyIn("COPY events (\(Self.columns)) FROM STDIN (FORMAT binary)") {
-                    try Self.encode(events, receivedAt: received, into: &$0)
-                }
-                try writeSessions(events, on: connection, receivedAt: received)
-                return inserted
-            }
-            return WriteResult(inserted: inserted, duplicates: events.count - inserted)
-        } catch let error as PostgresError where error.sqlState == "23505" {
-            return try writeDeduplicating(events, on: connection, receivedAt: received)
-        }
+        var hints = WriteHints()
+        return try write(events, on: connection, receivedAt: receivedAt, hints: &hints)
     }
 
+    /// Stores `events` in one transaction like ``write(_:on:receivedAt:)``, choosing how by what
+    /// earlier batches of the same writer showed, and updating `hints` for the next batch.
+    @discardableResult
+    package func write(
+        _ events: [Event], on connection: PostgresConnection, receivedAt: Date, hints: inout WriteHints
+    ) throws -> WriteResult {
+        guard !events.isEmpty else { return WriteResult(inserted: 0, duplicates: 0) }
+        let received = PostgresValue.postgresMicroseconds(receivedAt)
+        let distinct = Self.inIDOrder(Self.firstOccurrences(events))
+        var inserted: Int?
+        if !hints.resending {
+            inserted = try copyStraight(distinct, sessionsOf: events, on: connection, receivedAt: received)
+        }
+        var stored = 0
+        if inserted == nil {
+            if !hints.probeRefused {
+                inserted = try copyUnstored(
+                    distinct, sessionsOf: events, on: connection, receivedAt: received, hints: &hints)
+            }
+            if inserted == nil {
+                inserted = try writeDeduplicating(distinct, sessionsOf: events, on: connection, receivedAt: received)
+            }
+            stored = distinct.count - (inserted ?? 0)
+        }
+        let count = inserted ?? 0
+        hints.lastStoredDuplicates = stored
+        // A resent batch is rarely alone; a stored duplicate at a batch's edge (a repeat that
+        // straddles two batches) is.
+        hints.resending = stored * 2 >= distinct.count
+        return WriteResult(inserted: count, duplicates: events.count - count)
+    }
     /// Makes sure monthly partitions exist for the months of these instants.
     /// - Throws: `PostgresError`.
     public func ensurePartitions(from: Date, to: Date, on connection: PostgresConnection) throws {
         try connection.query("SELECT onboardmetrics_ensure_partitions($1, $2)", [.timestamp(from), .timestamp(to)])
     }
 
-    private func writeDeduplicating(_ events: [Event], on connection: PostgresConnection, receivedAt: Int64) throws
-        -> WriteResult
-    {
-        try connection.transaction { connection in
-            try connection.query(
-                "CREATE TEMPORARY TABLE IF NOT EXISTS events_staging (LIKE events INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
-            )
-            try connection.copyIn("COPY events_staging (\(Self.columns)) FROM STDIN (FORMAT binary)") {
-                try Self.encode(events, receivedAt: receivedAt, into: &$0)
+    /// The common case, no event of the batch stored yet: one COPY straight into `events`.
+    /// - Returns: the events stored, or `nil` when one was already stored (nothing is written).
+    private func copyStraight(
+        _ distinct: [Event], sessionsOf events: [Event], on connection: PostgresConnection, receivedAt: Int64
+    ) throws -> Int? {
+        do {
+            return try connection.transaction { connection in
+                let inserted = try copyEvents(distinct, into: "events", on: connection, receivedAt: receivedAt)
+                try writeSessions(events, on: connection, receivedAt: receivedAt, straight: true)
+                return inserted
             }
+        } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
+            return nil
+        }
+    }
+
+    /// Probes the primary key for the batch's ids and copies only the events not stored yet.
+    /// Another writer may store some of the same ids between the probe and the COPY (several
+    /// collectors, an ingest beside a collector); the COPY then fails whole, and the write probes
+    /// again: the primary key keeps every id stored once and the count exact. (A deadlock between
+    /// such writers cannot happen while every writer copies in id order; it is retried alike.)
+    /// - Returns: the events stored, or `nil` when the probe is not allowed or kept losing races.
+    private func copyUnstored(
+        _ distinct: [Event], sessionsOf events: [Event], on connection: PostgresConnection, receivedAt: Int64,
+        hints: inout WriteHints
+    ) throws -> Int? {
+        for _ in 0..<Self.probeAttempts {
+            do {
+                return try connection.transaction { connection in
+                    let stored = try storedKeys(of: distinct, on: connection)
+                    let unstored = stored.isEmpty ? distinct : distinct.filter { !stored.contains(Key($0)) }
+                    let inserted =
+                        unstored.isEmpty
+                        ? 0 : try copyEvents(unstored, into: "events", on: connection, receivedAt: receivedAt)
+                    // Sessions of a resent batch are mostly stored too: no straight COPY for them.
+                    try writeSessions(events, on: connection, receivedAt: receivedAt, straight: stored.isEmpty)
+                    return inserted
+                }
+            } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
+                continue
+            } catch let error as PostgresError where error.sqlState == "42501" {
+                hints.probeRefused = true
+                return nil
+            }
+        }
+        return nil
+    }
+
+    /// The primary key of `events`: `(event_id, session_id)` since migration 0003, so that a shard
+    /// (and Citus) can enforce it; a resent event carries both.
+    struct Key: Hashable {
+        var eventID: UUID
+        var sessionID: UUID
+
+        init(_ event: Event) {
+            eventID = event.eventID
+            sessionID = event.sessionID
+        }
+
+        init(eventID: UUID, sessionID: UUID) {
+            self.eventID = eventID
+            self.sessionID = sessionID
+        }
+    }
+
+    /// The keys of `events` that `events` already holds: one index probe per id, one statement
+    /// per month of ids, so that each statement reaches one partition.
+    private func storedKeys(of events: [Event], on connection: PostgresConnection) throws -> Set<Key> {
+        // Partitions are monthly ranges of the UUIDv7 time; other ids go in one unbounded probe.
+        var months: [Int64: [UUID]] = [:]
+        var unbounded: [UUID] = []
+        for event in events {
+            if let milliseconds = event.eventID.version7Milliseconds {
+                months[PartitionPlanner.monthIndex(milliseconds: milliseconds), default: []].append(event.eventID)
+            } else {
+                unbounded.append(event.eventID)
+            }
+        }
+        var stored = Set<Key>()
+        for (month, ids) in months.sorted(by: { $0.key < $1.key }) {
+            let bounds = [month, month + 1].map {
+                PostgresValue.uuid(Self.version7Floor(PartitionPlanner.start(ofMonth: $0)))
+            }
+            try probe(ids, bounded: true, bounds, on: connection, into: &stored)
+        }
+        if !unbounded.isEmpty { try probe(unbounded, bounded: false, [], on: connection, into: &stored) }
+        return stored
+    }
+
+    private func probe(
+        _ ids: [UUID], bounded: Bool, _ bounds: [PostgresValue], on connection: PostgresConnection,
+        into stored: inout Set<Key>
+    ) throws {
+        // A uuid[] literal in a text parameter: parameters stay out of the SQL text, and the
+        // server parses 36 characters an id.
+        var literal = "{"
+        literal.reserveCapacity(ids.count * 37 + 2)
+        for (index, id) in ids.enumerated() {
+            if index > 0 { literal += "," }
+            literal += id.uuidString
+        }
+        literal += "}"
+        // The array sits in a sub-select so the planner does not fold it into thousands of
+        // constants to prune partitions with (that took longer than the probe, measured); the
+        // month's bounds prune to one partition instead. The index scan takes the ids sorted.
+        let sql =
+            "SELECT event_id, session_id FROM events WHERE event_id = ANY ((SELECT $1::text::uuid[])::uuid[])"
+            + (bounded ? " AND event_id >= $2 AND event_id < $3" : "")
+        for row in try connection.query(sql, [.text(literal)] + bounds) {
+            if let id = row[0].uuid, let session = row[1].uuid { stored.insert(Key(eventID: id, sessionID: session)) }
+        }
+    }
+
+    /// The smallest UUIDv7 of an instant (its milliseconds, the rest zero): where a month's
+    /// partition starts (as `onboardmetrics_uuidv7_floor` in the schema).
+    static func version7Floor(_ date: Date) -> UUID {
+        let milliseconds = UInt64(max(0, Timestamp.milliseconds(date)))
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        return bytes.withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
+    }
+
+    /// Without the probe (no `SELECT` privilege, or a write that kept losing races to concurrent
+    /// writers): copy into a temporary staging table, then `INSERT ... ON CONFLICT DO NOTHING`.
+    private func writeDeduplicating(
+        _ distinct: [Event], sessionsOf events: [Event], on connection: PostgresConnection, receivedAt: Int64
+    ) throws -> Int {
+        try connection.transaction { connection in
+            // Spelled out rather than `LIKE events`, and `ON CONFLICT` without a target: both of
+            // those need `SELECT` on `events`, which the writer role does not have. The primary
+            // key is the only unique constraint of `events`.
+            try connection.query(
+                """
+                CREATE TEMPORARY TABLE IF NOT EXISTS events_staging (event_id uuid, session_id uuid, user_id text,
+                    seq integer, kind text, flow_id text, flow_version integer, step_id text, name text,
+                    occurred_at timestamptz, sent_at timestamptz, received_at timestamptz, properties jsonb)
+                ON COMMIT DELETE ROWS
+                """)
+            try copyEvents(distinct, into: "events_staging", on: connection, receivedAt: receivedAt)
             let inserted = try connection.query(
                 """
                 INSERT INTO events (\(Self.columns))
                 SELECT \(Self.columns) FROM events_staging
-                ON CONFLICT (event_id, session_id) DO NOTHING
+                ON CONFLICT DO NOTHING
                 """
             ).affectedRows
-            try writeSessions(events, on: connection, receivedAt: receivedAt)
-            return WriteResult(inserted: inserted, duplicates: events.count - inserted)
+            try writeSessions(events, on: connection, receivedAt: receivedAt, straight: false)
+            return inserted
         }
     }
 
-    /// One row per `session_started`, its properties' `context` as the session context; a session
-    /// already stored is left as it is.
-    private func writeSessions(_ events: [Event], on connection: PostgresConnection, receivedAt: Int64) throws {
-        let starts = events.filter { $0.kind == .sessionStarted }
+    @discardableResult
+    private func copyEvents(
+        _ events: [Event], into table: String, on connection: PostgresConnection, receivedAt: Int64
+    ) throws -> Int {
+        try connection.copyIn("COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)") {
+            try Self.encode(events, receivedAt: receivedAt, into: &$0)
+        }
+    }
+
+    /// One row per session of the batch's `session_started` events (the first one of each), its
+    /// properties' `context` as the session context; a session already stored is left as it is.
+    /// `straight`: copy straight into `sessions` inside a savepoint, falling back to the staging
+    /// table only when a session is already stored.
+    private func writeSessions(
+        _ events: [Event], on connection: PostgresConnection, receivedAt: Int64, straight: Bool
+    ) throws {
+        var seen = Set<UUID>()
+        let starts = events.filter { $0.kind == .sessionStarted && seen.insert($0.sessionID).inserted }
         guard !starts.isEmpty else { return }
+        let columns = "session_id, user_id, flow_id, flow_version, context, started_at, received_at"
+        if straight {
+            try connection.query("SAVEPOINT onboardmetrics_sessions")
+            do {
+                try copySessions(starts, into: "sessions", columns: columns, on: connection, receivedAt: receivedAt)
+                return
+            } catch let error as PostgresError where error.sqlState == "23505" {
+                try connection.query("ROLLBACK TO SAVEPOINT onboardmetrics_sessions")
+            }
+        }
         try connection.query(
-            "CREATE TEMPORARY TABLE IF NOT EXISTS sessions_staging (LIKE sessions INCLUDING DEFAULTS) ON COMMIT DELETE ROWS"
-        )
-        try connection.copyIn(
-            "COPY sessions_staging (session_id, user_id, flow_id, flow_version, context, started_at, received_at) FROM STDIN (FORMAT binary)"
-        ) { writer in
+            """
+            CREATE TEMPORARY TABLE IF NOT EXISTS sessions_staging (session_id uuid, user_id text, flow_id text,
+                flow_version integer, context jsonb, started_at timestamptz, received_at timestamptz)
+            ON COMMIT DELETE ROWS
+            """)
+        try copySessions(starts, into: "sessions_staging", columns: columns, on: connection, receivedAt: receivedAt)
+        // `sessions` has no unique constraint but its primary key.
+        try connection.query(
+            "INSERT INTO sessions (\(columns)) SELECT \(columns) FROM sessions_staging ON CONFLICT DO NOTHING")
+    }
+
+    private func copySessions(
+        _ starts: [Event], into table: String, columns: String, on connection: PostgresConnection, receivedAt: Int64
+    ) throws {
+        try connection.copyIn("COPY \(table) (\(columns)) FROM STDIN (FORMAT binary)") { writer in
+            var context: [UInt8] = []
             for event in starts {
                 writer.beginRow(fieldCount: 7)
                 writer.write(uuid: event.sessionID)
                 try writer.write(text: event.userID)
                 try writer.write(text: event.flowID)
                 if let version = event.flowVersion { writer.write(int32: Int32(version)) } else { writer.writeNull() }
-                var context: [UInt8] = []
+                context.removeAll(keepingCapacity: true)
                 if case .object(let object) = event.properties["context"] {
                     JSONWriter.appendObject(object, to: &context)
                 } else {
-                    context = Array("{}".utf8)
+                    context.append(contentsOf: "{}".utf8)
                 }
                 try writer.write(jsonb: String(decoding: context, as: UTF8.self))
                 writer.write(timestamp: event.correctedTime)
@@ -106,8 +313,38 @@ public struct EventStore: Sendable {
                 try writer.endRow()
             }
         }
-        try connection.query(
-            "INSERT INTO sessions SELECT * FROM sessions_staging ON CONFLICT (session_id) DO NOTHING")
+    }
+
+    /// The events sorted by `event_id`. Writers that insert in one global order cannot deadlock
+    /// on each other's uncommitted ids (a writer waits only for ids below the one it inserts),
+    /// and rows land in the heap in the order reports read them.
+    static func inIDOrder(_ events: [Event]) -> [Event] {
+        let keys = events.map { event in
+            withUnsafeBytes(of: event.eventID.uuid) { raw in
+                (
+                    UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
+                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+                )
+            }
+        }
+        if keys.indices.dropFirst().allSatisfy({ keys[$0 - 1] < keys[$0] }) { return events }
+        return keys.indices.sorted { keys[$0] < keys[$1] }.map { events[$0] }
+    }
+
+    /// The events with the first occurrence of each `event_id`, in order: what the database would
+    /// keep of a batch with repeats (the generator's resends are a line or two apart).
+    static func firstOccurrences(_ events: [Event]) -> [Event] {
+        var seen = Set<Key>(minimumCapacity: events.count)
+        var distinct: [Event]?
+        for (index, event) in events.enumerated() {
+            if seen.insert(Key(event)).inserted {
+                distinct?.append(event)
+            } else if distinct == nil {
+                distinct = Array(events[..<index])
+                distinct?.reserveCapacity(events.count)
+            }
+        }
+        return distinct ?? events
     }
 
     /// Encodes events as rows of the `events` columns, in ``columns`` order.

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Write-path benchmark (issue 16): every way OnboardMetrics writes events, against PostgreSQL's own
+# binary COPY of the same distinct rows into the same freshly migrated table, in ONE run, on
+# generator data with its faults on (`funnel generate`'s default: 0.2 % of events sent twice, a
+# line or two apart; late and swapped lines; skewed clocks). Each measurement goes into a fresh
+# migrated database of one throwaway cluster, after a CHECKPOINT:
+#   copy       psql `\copy events FROM FILE (FORMAT binary)` of the rows the ingest stored (exported
+#              with `\copy (SELECT ...) TO FILE (FORMAT binary)`): the limit
+#   ingest     `funnel ingest FILE.jsonl` (parse, validate, drop repeats, COPY; sessions rows too)
+#   reingest   the same file again into the same database: every event is already stored
+#   recorder   the EventRecorder API: `recorder-bench --input FILE.jsonl` records the file's
+#              events (parsed before its clock starts) and flushes
+#   serve      `funnel serve --rate-limit 0` loaded by wrk (scripts/bench/post-file.lua) posting
+#              the file as native batches of BATCH events on CONNECTIONS connections, each answered
+#              once committed; timed until every row is stored
+# Prints seconds, events/s and each rate as a share of the copy's (≥ 0.95 is issue 16's goal),
+# and reingest / ingest (≤ 0.5).
+# Usage: bash scripts/bench-write-path.sh [SESSIONS] [CONNECTIONS]   (default 150000 64; BATCH=100)
+#   SESSIONS=15000 (about 180,000 events) runs in under two minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sessions="${1:-150000}"
+connections="${2:-64}"
+batch="${BATCH:-100}"
+command -v wrk >/dev/null 2>&1 || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
+
+source scripts/bench/setup.sh
+server=""
+bench_cleanup_hooks+=('[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null')
+columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
+rows_in() { psql -XtA "$(db_url "$1")" -c "SELECT count(*) FROM events"; }
+checkpoint() { psql -Xq "$(db_url "$1")" -c "CHECKPOINT"; }
+
+echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   sessions $sessions   $(uptime)"
+"$bin/funnel" generate --scenario health-study --sessions "$sessions" --seed 42 --out "$work/events.jsonl" >/dev/null
+lines=$(wc -l < "$work/events.jsonl")
+
+# funnel ingest, then the same file again.
+fresh bench_ingest
+checkpoint bench_ingest
+start=$(now)
+"$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/ingest.out"
+ingest_s=$(since "$start")
+rows=$(rows_in bench_ingest)
+checkpoint bench_ingest
+start=$(now)
+"$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/reingest.out"
+reingest_s=$(since "$start")
+rows_after=$(rows_in bench_ingest)
+
+# The limit: binary COPY of the same distinct rows into a fresh migrated table.
+psql -Xq "$(db_url bench_ingest)" -c "\\copy (SELECT $columns FROM events) TO '$work/events.bin' (FORMAT binary)"
+fresh bench_copy
+checkpoint bench_copy
+start=$(now)
+psql -Xq "$(db_url bench_copy)" -c "\\copy events ($columns) FROM '$work/events.bin' (FORMAT binary)"
+copy_s=$(since "$start")
+rm -f "$work/events.bin"
+
+# The EventRecorder API.
+fresh bench_recorder
+checkpoint bench_recorder
+"$bin/recorder-bench" --input "$work/events.jsonl" --database-url "$(db_url bench_recorder)" > "$work/recorder.out"
+recorder_s=$(awk '/^recorded/ { for (i = 1; i < NF; i++) if ($i == "seconds") print $(i + 1) }' "$work/recorder.out")
+
+# The collector.
+fresh bench_serve
+checkpoint bench_serve
+key="$("$bin/funnel" keys create bench --database-url "$(db_url bench_serve)" --quiet)"
+"$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url bench_serve)" --spool-dir "$work/spool" \
+    --quiet > "$work/serve.out" &
+server=$!
+for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
+url="$(head -1 "$work/serve.out")"
+# wrk sends the file once, then only health checks: the load is timed by the rows stored.
+wrk_pid=""
+bench_cleanup_hooks+=('[ -n "$wrk_pid" ] && kill "$wrk_pid" 2>/dev/null')
+start=$(now)
+env KEY="$key" BATCH="$batch" FILE="$work/events.jsonl" THREADS=2 \
+    wrk -t 2 -c "$connections" -d 600s --timeout 30s -s scripts/bench/post-file.lua "$url" > "$work/wrk.out" &
+wrk_pid=$!
+serve_rows=0
+serve_s=0
+last_change=$(now)
+while kill -0 "$wrk_pid" 2>/dev/null; do
+    sleep 0.1
+    latest=$(rows_in bench_serve)
+    if [ "$latest" != "$serve_rows" ]; then serve_rows=$latest; serve_s=$(since "$start"); last_change=$(now); fi
+    [ "$serve_rows" -ge "$rows" ] && break
+    # Events the collector refused would keep the count short: give up after 20 s without a row.
+    awk -v s="$(since "$last_change")" 'BEGIN { exit !(s > 20) }' && break
+done
+kill -INT "$wrk_pid" 2>/dev/null || true
+wait "$wrk_pid" || true
+wrk_pid=""
+kill -TERM "$server"; wait "$server" || true; server=""
+grep -E '^requests|^latency' "$work/wrk.out" || true
+
+printf '\nlines %d; distinct events stored: ingest %d, after reingest %d, recorder %s, serve %d\n' \
+    "$lines" "$rows" "$rows_after" "$(awk '/^recorded/ { print $4 }' "$work/recorder.out")" "$serve_rows"
+printf '%-28s %10s %12s %10s\n' method seconds "events/s" "vs copy"
+row() { awk -v m="$1" -v s="$2" -v n="$rows" -v c="$copy_s" 'BEGIN { printf "%-28s %10.2f %12.0f %9.2fx\n", m, s, n / s, c / s }'; }
+row "psql \\copy binary (limit)" "$copy_s"
+row "funnel ingest" "$ingest_s"
+row "EventRecorder API" "$recorder_s"
+row "funnel serve ($connections conn.)" "$serve_s"
+awk -v r="$reingest_s" -v i="$ingest_s" 'BEGIN { printf "%-28s %10.2f %12s %9.2fx of the first ingest (goal <= 0.50)\n", "funnel ingest, again", r, "", r / i }'
+[ "$rows_after" = "$rows" ] && [ "$serve_rows" = "$rows" ] || echo "ROW COUNTS DIFFER" >&2
+echo "load after: $(uptime)"
