@@ -93,6 +93,47 @@ import Testing
         #expect(counts?["s"].int == 40)
     }
 
+    /// The key is `(event_id, session_id)` (migration 0003, for sharding): an id reused by another
+    /// session is another row, however the write goes (straight COPY, probe, or within a batch),
+    /// so one server stores what a sharded deployment stores.
+    @Test func anIDReusedByAnotherSessionIsAnotherRowOnEveryPath() async throws {
+        let configuration = try await TestDatabase.migrated("event_store_key_pair")
+        let events = SampleEvents.make(sessions: 4, perSession: 5)
+        let other = UUID()
+        let reused = events.map { event -> Event in
+            var copy = event
+            copy.sessionID = other
+            return copy
+        }
+        let (results, rows) = try await TestDatabase.withConnection(configuration) { connection in
+            let store = EventStore()
+            var hints = EventStore.WriteHints()
+            var results: [EventStore.WriteResult] = []
+            results.append(try store.write(events, on: connection, receivedAt: Date(), hints: &hints))
+            // A resend makes the writer probe first; the probe must not take the reused ids for stored ones.
+            results.append(try store.write(events, on: connection, receivedAt: Date(), hints: &hints))
+            results.append(try store.write(reused, on: connection, receivedAt: Date(), hints: &hints))
+            // Within one batch: the pair decides what a repeat is.
+            let third = UUID()
+            let mixed = [events[0], events[0]].enumerated().map { index, event -> Event in
+                var copy = event
+                if index == 1 { copy.sessionID = third }
+                return copy
+            }
+            results.append(try store.write(mixed, on: connection, receivedAt: Date(), hints: &hints))
+            let rows = try connection.query("SELECT count(*) AS n FROM events").first?["n"].int
+            return (results, rows)
+        }
+        #expect(
+            results == [
+                EventStore.WriteResult(inserted: 20, duplicates: 0),
+                EventStore.WriteResult(inserted: 0, duplicates: 20),
+                EventStore.WriteResult(inserted: 20, duplicates: 0),
+                EventStore.WriteResult(inserted: 1, duplicates: 1),
+            ])
+        #expect(rows == 41)
+    }
+
     @Test func theWriterRoleWithoutSelectStillDropsDuplicates() async throws {
         let configuration = try await TestDatabase.migrated("event_store_writer_role")
         let events = SampleEvents.make(sessions: 10, perSession: 10)
