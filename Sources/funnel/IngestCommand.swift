@@ -76,6 +76,11 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Events per transaction.")
     var batchSize = 20_000
 
+    @Option(
+        help: ArgumentHelp(
+            "Connections writing batches at once (one copies while another commits).", valueName: "n"))
+    var writeConnections = 2
+
     @Flag(name: .shortAndLong, help: "Report every rejected line on stderr, not only the first 20.")
     var verbose = false
 
@@ -93,6 +98,9 @@ struct IngestCommand: AsyncParsableCommand {
             throw ValidationError("--mapping applies to --input-format segment or posthog")
         }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+        guard (1...64).contains(writeConnections) else {
+            throw ValidationError("--write-connections must be between 1 and 64")
+        }
         do { _ = try makeOptions() } catch let error as IngestError {
             throw ValidationError(error.message)
         } catch let error as EventMappingError {
@@ -110,7 +118,8 @@ struct IngestCommand: AsyncParsableCommand {
     private func makeOptions() throws -> IngestOptions {
         var options = IngestOptions(
             format: inputFormat, mapping: map.isEmpty ? nil : try ColumnMapping(specifications: map),
-            timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize)
+            timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize,
+            writeConnections: writeConnections)
         if let mapping { options.eventMapping = try EventMapping(contentsOf: mapping) }
         return options
     }

@@ -60,6 +60,30 @@ import Testing
         #expect(counts.distinct == 20_000)
     }
 
+    @Test func aFlushWaitsForEveryEarlierEventWhicheverWriterFinishesFirst() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_writers")
+        let events = SampleEvents.make(sessions: 600, perSession: 10, seed: 3)
+        var recorderConfiguration = Self.recorderConfiguration(configuration, spool: nil)
+        recorderConfiguration.writeConnections = 4
+        recorderConfiguration.batchSize = 97
+        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        var recorded = 0
+        var round = 0
+        while recorded < events.count {
+            // Uneven rounds, so that batches of different sizes are in flight on different writers.
+            let count = min(events.count - recorded, 150 + (round * 389) % 700)
+            for event in events[recorded..<(recorded + count)] { try recorder.record(event) }
+            recorded += count
+            round += 1
+            #expect(await recorder.flush())
+            let stored = try await Self.count(configuration)
+            #expect(stored.total == recorded, "round \(round): a flush returned before an earlier batch committed")
+        }
+        let counters = await recorder.shutdown()
+        #expect(counters.committed == events.count)
+        #expect(counters.duplicates == 0)
+    }
+
     @Test func invalidEventsAreRejectedAndCounted() async throws {
         let configuration = try await TestDatabase.migrated("recorder_invalid")
         let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil))

@@ -159,6 +159,44 @@ import Testing
         #expect(second.duplicates == 5)
     }
 
+    @Test func resendsAcrossBatchesOfConcurrentWritersLandOnceAndAreCountedOnce() async throws {
+        let configuration = try await TestDatabase.migrated("ingest_writers")
+        let folder = try TestDatabase.temporaryFolder("ingest-writers")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let events = SampleEvents.make(sessions: 120, perSession: 9, seed: 8)
+        // Every fifth event (session starts among them) is sent again 40 lines later: with batches
+        // of 11 on four connections, a copy and its original are in batches written at once.
+        var lines = events.map(\.jsonLine)
+        var resent = 0
+        for (index, event) in events.enumerated().reversed() where index.isMultiple(of: 5) {
+            lines.insert(event.jsonLine, at: min(index + 40, lines.count))
+            resent += 1
+        }
+        let path = folder.appendingPathComponent("resends.jsonl").path
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: URL(fileURLWithPath: path))
+
+        let ingester = EventIngester(options: IngestOptions(batchSize: 11, writeConnections: 4))
+        let first = try await ingester.ingest([path], into: configuration)
+        #expect(first.linesRead == events.count + resent)
+        #expect(first.inserted == events.count)
+        #expect(first.duplicates == resent)
+        let again = try await EventIngester(options: IngestOptions(batchSize: 7, writeConnections: 3))
+            .ingest([path], into: configuration)
+        #expect(again.inserted == 0)
+        #expect(again.duplicates == events.count + resent)
+        let stored = try await TestDatabase.withConnection(configuration) { connection in
+            try connection.query(
+                """
+                SELECT (SELECT count(*) FROM events) AS events, (SELECT count(DISTINCT event_id) FROM events) AS ids,
+                       (SELECT count(*) FROM sessions) AS sessions
+                """
+            ).first
+        }
+        #expect(stored?["events"].int == events.count)
+        #expect(stored?["ids"].int == events.count)
+        #expect(stored?["sessions"].int == 120)
+    }
+
     @Test func theCommandMigratesAFreshDatabaseAndPrintsAStableSummary() async throws {
         let configuration = try await TestDatabase.fresh("ingest_command")
         let folder = try TestDatabase.temporaryFolder("ingest-command")

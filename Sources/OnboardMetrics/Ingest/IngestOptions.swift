@@ -30,6 +30,10 @@ public struct IngestOptions: Sendable {
     /// Events per database transaction. Large batches amortize the commit and the COPY start;
     /// 20,000 events are a few megabytes, so two in flight keep memory small.
     public var batchSize: Int
+    /// Database connections writing batches at once. With two, one batch is copied while the
+    /// other commits and the next is prepared, so the server is never idle between batches;
+    /// batches are copied in event-id order, so writers of overlapping ids cannot deadlock.
+    public var writeConnections: Int
     /// The clock reading events are validated against (nil: the time the ingest starts).
     public var now: Date?
     /// How Segment and PostHog lines become onboarding events (the naming convention unless set).
@@ -39,13 +43,14 @@ public struct IngestOptions: Sendable {
     public init(
         format: Format? = nil, mapping: ColumnMapping? = nil,
         timeZone: TimeZone = TimeZone(secondsFromGMT: 0) ?? .current, rejectsPath: String? = nil,
-        batchSize: Int = 20_000, now: Date? = nil
+        batchSize: Int = 20_000, writeConnections: Int = 2, now: Date? = nil
     ) {
         self.format = format
         self.mapping = mapping
         self.timeZone = timeZone
         self.rejectsPath = rejectsPath
         self.batchSize = batchSize
+        self.writeConnections = writeConnections
         self.now = now
     }
 

@@ -2,8 +2,8 @@ import DequeModule
 import Foundation
 import Logging
 
-/// Records events into PostgreSQL in the background: ``record(_:)`` returns at once, and a writer
-/// thread of the recorder's own sends batches with binary COPY.
+/// Records events into PostgreSQL in the background: ``record(_:)`` returns at once, and writer
+/// threads of the recorder's own (``Configuration/writeConnections``) send batches with binary COPY.
 ///
 /// Guarantees: an accepted event is never lost while the process lives and never stored twice
 /// (the database drops a repeated `event_id`). When the database is unreachable the recorder keeps
@@ -20,6 +20,12 @@ public final class EventRecorder: @unchecked Sendable {
         /// about a millisecond) is a small share of the batch, small enough that one batch is
         /// a few megabytes of memory.
         public var batchSize = 5_000
+        /// Connections (each with a writer thread) sending batches at once. Default 2: while one
+        /// batch waits for its commit, the next is copied, so the database is never idle between
+        /// batches (measured in BENCHMARKS.md). Batches are copied in event-id order, so writers of
+        /// overlapping ids cannot deadlock, and ``EventRecorder/flush()`` still waits for every
+        /// earlier event.
+        public var writeConnections = 2
         /// Longest an event waits before its batch is sent, in seconds. Default 1: dashboards see
         /// data within a second, and a quiet app still sends few, larger batches.
         public var flushInterval: TimeInterval = 1
@@ -74,31 +80,34 @@ public final class EventRecorder: @unchecked Sendable {
     private let metrics = RecorderMetrics()
 
     // Guarded by `condition`.
-    private var queue = Deque<Event>()
+    private var queue = Deque<Queued>()
     private var enqueued = 0
-    private var settled = 0
+    /// Every event enqueued before this ordinal is settled (committed, duplicate, refused, spooled
+    /// or dropped).
+    private var settledBelow = 0
+    /// Ordinals past `settledBelow` that are settled: batches of one writer that finished before
+    /// an earlier batch of another. Few, sorted, disjoint.
+    private var settledAbove: [Range<Int>] = []
     private var counts = Counters()
     private var flushWaiters: [FlushWaiter] = []
     private var spoolHasData = false
-    private var connected = false
+    private var drainingSpool = false
+    /// The writers that hold a connection, by number.
+    private var connectedWriters = Set<Int>()
     private var connectionAttempts = 0
+    private var runningWriters = 0
+    private var lastSend = Date()
     private var shuttingDown = false
     private var stopped = false
 
-    // Used only by the writer thread.
-    private var connection: PostgresConnection?
-    private var nextAttempt = Date.distantPast
-    private var failures = 0
-    private var lastSend = Date()
-    private var partitions = PartitionPlanner()
-    /// What the last batches showed (resends, the probe refused), for choosing how to write the next.
-    private var writeHints = EventStore.WriteHints()
-    /// The month whose partitions (it and the next) were last made sure of, off the batch path.
-    private var preparedMonth = Int64.min
-    private var random = SystemRandomNumberGenerator()
+    /// An event waiting in the queue, numbered in the order it was recorded.
+    private struct Queued {
+        var ordinal: Int
+        var event: Event
+    }
 
     /// Starts a recorder: opens the spool (draining what an earlier process left there once the
-    /// database is reachable) and the writer thread. It connects in the background.
+    /// database is reachable) and the writer threads. They connect in the background.
     /// - Throws: `RecorderError` `.spool` when the spool folder cannot be used.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
@@ -112,9 +121,13 @@ public final class EventRecorder: @unchecked Sendable {
         } else {
             spool = nil
         }
-        let thread = Thread { [self] in runWriter() }
-        thread.name = "onboardmetrics.recorder"
-        thread.start()
+        let writers = max(configuration.writeConnections, 1)
+        runningWriters = writers
+        for number in 0..<writers {
+            let thread = Thread { [self] in runWriter(Writer(number: number)) }
+            thread.name = "onboardmetrics.recorder.\(number)"
+            thread.start()
+        }
     }
 
     /// A snapshot of the counters.
@@ -144,7 +157,7 @@ public final class EventRecorder: @unchecked Sendable {
             condition.signal()
             condition.wait()
         }
-        queue.append(event)
+        queue.append(Queued(ordinal: enqueued, event: event))
         enqueued += 1
         counts.recorded += 1
         if queue.count >= configuration.batchSize { condition.broadcast() }
@@ -173,7 +186,7 @@ public final class EventRecorder: @unchecked Sendable {
         }
     }
 
-    /// Flushes, stops the writer and closes the connection. Later ``record(_:)`` calls fail.
+    /// Flushes, stops the writers and closes their connections. Later ``record(_:)`` calls fail.
     /// - Returns: the final counters.
     @discardableResult
     public func shutdown() async -> Counters {
@@ -202,12 +215,13 @@ public final class EventRecorder: @unchecked Sendable {
     /// is not, one connection attempt after the call is waited for, not the end of the outage.
     private func isSettled(_ waiter: FlushWaiter) -> Bool {
         stopped
-            || !(settled < waiter.target || (spoolHasData && (connected || connectionAttempts == waiter.attempts)))
+            || !(settledBelow < waiter.target
+                || (spoolHasData && (!connectedWriters.isEmpty || connectionAttempts == waiter.attempts)))
     }
 
     /// Called with the lock held.
     private func flushResult(_ waiter: FlushWaiter) -> Bool {
-        !spoolHasData && settled >= waiter.target
+        !spoolHasData && settledBelow >= waiter.target
     }
 
     /// Called with the lock held: removes the waiters that are settled; the caller resumes them
@@ -225,33 +239,52 @@ public final class EventRecorder: @unchecked Sendable {
 }
 
 extension EventRecorder {
-    // MARK: - The writer thread
+    // MARK: - The writer threads
 
-    private func runWriter() {
+    /// The state of one writer thread: its connection and what it learned from its batches.
+    /// Used only by that thread.
+    private final class Writer {
+        let number: Int
+        var connection: PostgresConnection?
+        var nextAttempt = Date.distantPast
+        var failures = 0
+        var partitions = PartitionPlanner()
+        /// What the last batches showed (resends, the probe refused), for choosing how to write the next.
+        var writeHints = EventStore.WriteHints()
+        /// The month whose partitions (it and the next) were last made sure of, off the batch path.
+        var preparedMonth = Int64.min
+        var random = SystemRandomNumberGenerator()
+
+        init(number: Int) {
+            self.number = number
+        }
+    }
+
+    private func runWriter(_ writer: Writer) {
         while true {
             condition.lock()
-            while !hasWork() {
-                condition.wait(until: nextWakeup())
+            while !hasWork(writer) {
+                condition.wait(until: nextWakeup(writer))
             }
             let batch = takeBatch()
             let finishing = shuttingDown && batch.isEmpty
             condition.broadcast()  // room for record() calls waiting on a full queue
             condition.unlock()
 
-            if connection == nil, Date() >= nextAttempt { connect() }
-            if connection != nil, spoolHasDataNow() { drainSpool() }
-            if !batch.isEmpty { send(batch) }
+            if writer.connection == nil, Date() >= writer.nextAttempt { connect(writer) }
+            if writer.connection != nil, claimSpoolDrain() { drainSpool(writer) }
+            if !batch.isEmpty { send(batch, by: writer) }
 
             condition.lock()
-            connected = connection != nil
-            if shuttingDown, spool == nil, connection == nil, !queue.isEmpty {
+            publishConnection(of: writer)
+            if shuttingDown, spool == nil, connectedWriters.isEmpty, !queue.isEmpty {
                 // Nowhere left to put them: say so rather than hang the shutdown.
-                let lost = queue.count
+                let lost = Array(queue)
                 configuration.logger.error(
                     "shutting down with the database unreachable and no spool: events dropped",
-                    metadata: ["dropped": "\(lost)"])
-                counts.dropped += lost
-                settled += lost
+                    metadata: ["dropped": "\(lost.count)"])
+                counts.dropped += lost.count
+                markSettled(lost)
                 queue.removeAll()
             }
             condition.broadcast()
@@ -263,12 +296,17 @@ extension EventRecorder {
             for (continuation, result) in settledWaiters { continuation.resume(returning: result) }
             if exit { break }
         }
-        connection?.close()
-        connection = nil
+        writer.connection?.close()
+        writer.connection = nil
+        condition.lock()
+        publishConnection(of: writer)
+        runningWriters -= 1
+        let last = runningWriters == 0
+        condition.unlock()
+        guard last else { return }
         spool?.close()
         condition.lock()
         stopped = true
-        connected = false
         condition.broadcast()
         metrics.publish(counts, queued: queue.count)
         let lastWaiters = takeSettledWaiters()
@@ -277,26 +315,35 @@ extension EventRecorder {
     }
 
     /// Called with the lock held.
-    private func hasWork() -> Bool {
+    private func publishConnection(of writer: Writer) {
+        if writer.connection != nil {
+            connectedWriters.insert(writer.number)
+        } else {
+            connectedWriters.remove(writer.number)
+        }
+    }
+
+    /// Called with the lock held.
+    private func hasWork(_ writer: Writer) -> Bool {
         let waiting = queue.count
         if shuttingDown { return true }
         if waiting >= configuration.batchSize { return true }
         if waiting > 0, !flushWaiters.isEmpty || Date().timeIntervalSince(lastSend) >= configuration.flushInterval {
             return true
         }
-        if spoolHasData, connection != nil || Date() >= nextAttempt { return true }
+        if spoolHasData, !drainingSpool, writer.connection != nil || Date() >= writer.nextAttempt { return true }
         return false
     }
 
     /// Called with the lock held.
-    private func nextWakeup() -> Date {
+    private func nextWakeup(_ writer: Writer) -> Date {
         var wakeup = lastSend.addingTimeInterval(configuration.flushInterval)
-        if spoolHasData, connection == nil { wakeup = min(wakeup, nextAttempt) }
+        if spoolHasData, writer.connection == nil { wakeup = min(wakeup, writer.nextAttempt) }
         return max(wakeup, Date().addingTimeInterval(0.001))
     }
 
     /// Called with the lock held.
-    private func takeBatch() -> [Event] {
+    private func takeBatch() -> [Queued] {
         let count = min(configuration.batchSize, queue.count)
         guard count > 0 else { return [] }
         let now = configuration.clock()
@@ -304,122 +351,134 @@ extension EventRecorder {
         queue.removeFirst(count)
         for index in batch.indices {
             // The recorder writes in-process: sending and receiving are the same instant.
-            if batch[index].sentAt == nil { batch[index].sentAt = now }
-            if batch[index].receivedAt == nil { batch[index].receivedAt = batch[index].sentAt }
+            if batch[index].event.sentAt == nil { batch[index].event.sentAt = now }
+            if batch[index].event.receivedAt == nil { batch[index].event.receivedAt = batch[index].event.sentAt }
         }
         lastSend = Date()
         return batch
     }
 
-    private func spoolHasDataNow() -> Bool {
+    /// True when the spool has data and no other writer is draining it: the caller drains it.
+    private func claimSpoolDrain() -> Bool {
         condition.lock()
         defer { condition.unlock() }
-        return spoolHasData
+        guard spoolHasData, !drainingSpool else { return false }
+        drainingSpool = true
+        return true
     }
 
-    private func connect() {
+    private func connect(_ writer: Writer) {
         defer {
             condition.lock()
             connectionAttempts += 1
-            connected = connection != nil
+            publishConnection(of: writer)
             condition.broadcast()
             condition.unlock()
         }
         do {
-            connection = try PostgresConnection(configuration: configuration.database)
-            if failures > 0 {
-                configuration.logger.notice("reconnected to the database", metadata: ["failed_attempts": "\(failures)"])
+            writer.connection = try PostgresConnection(configuration: configuration.database)
+            if writer.failures > 0 {
+                configuration.logger.notice(
+                    "reconnected to the database",
+                    metadata: ["failed_attempts": "\(writer.failures)", "writer": "\(writer.number)"])
             }
-            failures = 0
+            writer.failures = 0
         } catch {
-            failed(error)
+            failed(error, writer)
         }
     }
 
     /// Records a failure: drop the connection and schedule the next attempt with backoff and jitter.
-    private func failed(_ error: Error) {
-        connection?.close()
-        connection = nil
-        failures += 1
+    private func failed(_ error: Error, _ writer: Writer) {
+        writer.connection?.close()
+        writer.connection = nil
+        writer.failures += 1
+        let failures = writer.failures
         let ceiling = min(
             configuration.maximumBackoff, configuration.initialBackoff * pow(2, Double(min(failures - 1, 30))))
         // "Equal jitter": half the delay fixed, half random, so retries from many clients spread out.
-        let delay = ceiling / 2 + Double.random(in: 0...(ceiling / 2), using: &random)
-        nextAttempt = Date().addingTimeInterval(delay)
+        let delay = ceiling / 2 + Double.random(in: 0...(ceiling / 2), using: &writer.random)
+        writer.nextAttempt = Date().addingTimeInterval(delay)
         condition.lock()
         counts.retried += 1
+        publishConnection(of: writer)
         condition.unlock()
         if failures == 1 || failures.isMultiple(of: 10) {
             configuration.logger.warning(
                 "database unavailable; retrying",
                 metadata: [
                     "error": "\(error)", "failed_attempts": "\(failures)",
-                    "retry_in_seconds": "\(String(format: "%.2f", delay))",
+                    "retry_in_seconds": "\(String(format: "%.2f", delay))", "writer": "\(writer.number)",
                 ])
         }
     }
 
     /// Writes a batch to the database, or to the spool when the database is not reachable.
-    private func send(_ batch: [Event]) {
-        if connection != nil {
+    private func send(_ batch: [Queued], by writer: Writer) {
+        let events = batch.map(\.event)
+        if writer.connection != nil {
             do {
-                let result = try write(batch)
-                settle(batch.count) {
+                let result = try write(events, by: writer)
+                settle(batch) {
                     $0.committed += result.inserted
                     $0.duplicates += result.duplicates
                 }
                 return
             } catch let error as PostgresError where !error.isTransient {
-                let outcome = isolateRejects(batch)
-                settle(batch.count - outcome.unsent.count) {
+                let outcome = isolateRejects(events[...], by: writer)
+                let unsent = Set(outcome.unsent)
+                let done = batch.indices.filter { !unsent.contains($0) }.map { batch[$0] }
+                settle(done) {
                     $0.rejected += outcome.rejected
                     $0.committed += outcome.inserted
                     $0.duplicates += outcome.duplicates
                 }
                 // The connection failed while the refused events were being isolated: the rest wait.
-                if !outcome.unsent.isEmpty { spoolOrRequeue(outcome.unsent) }
+                if !unsent.isEmpty { spoolOrRequeue(outcome.unsent.map { batch[$0] }) }
                 return
             } catch {
-                failed(error)
+                failed(error, writer)
             }
         }
         spoolOrRequeue(batch)
     }
 
-    private func write(_ events: [Event]) throws -> EventStore.WriteResult {
-        guard let connection else { throw PostgresError(.connectionClosed, "not connected") }
+    private func write(_ events: [Event], by writer: Writer) throws -> EventStore.WriteResult {
+        guard let connection = writer.connection else { throw PostgresError(.connectionClosed, "not connected") }
         let started = DispatchTime.now().uptimeNanoseconds
         defer { metrics.writeDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
-        try ensurePartitions(for: events, on: connection)
-        return try store.write(events, on: connection, receivedAt: configuration.clock(), hints: &writeHints)
+        try ensurePartitions(for: events, by: writer, on: connection)
+        return try store.write(events, on: connection, receivedAt: configuration.clock(), hints: &writer.writeHints)
     }
 
     /// Creates the partitions the batch needs (a few at most, see ``PartitionPlanner``). The
     /// current and next month are made sure of once per month, with the partitions that already
-    /// exist, so live traffic never waits for a partition to be created.
-    private func ensurePartitions(for events: [Event], on connection: PostgresConnection) throws {
+    /// exist, so live traffic never waits for a partition to be created. (Writers may both create
+    /// a month: the schema's function creates each partition once, under an advisory lock.)
+    private func ensurePartitions(for events: [Event], by writer: Writer, on connection: PostgresConnection) throws {
         let now = configuration.clock()
         let month = PartitionPlanner.monthIndex(milliseconds: Timestamp.milliseconds(now))
-        if month != preparedMonth {
-            partitions.markKnown(try store.partitionMonths(on: connection))
-            let upcoming = [month, month + 1].filter { !partitions.isKnown($0) }
+        if month != writer.preparedMonth {
+            writer.partitions.markKnown(try store.partitionMonths(on: connection))
+            let upcoming = [month, month + 1].filter { !writer.partitions.isKnown($0) }
             try store.ensurePartitions(months: upcoming, on: connection)
-            partitions.markKnown(upcoming)
-            preparedMonth = month
+            writer.partitions.markKnown(upcoming)
+            writer.preparedMonth = month
         }
-        let missing = partitions.monthsToCreate(for: events, now: now)
+        let missing = writer.partitions.monthsToCreate(for: events, now: now)
         guard !missing.isEmpty else { return }
         try store.ensurePartitions(months: missing, on: connection)
-        partitions.markKnown(missing)
+        writer.partitions.markKnown(missing)
     }
 
-    /// What ``isolateRejects(_:)`` did with a batch.
+    /// What ``isolateRejects(_:by:)`` did with a batch.
     private struct Isolation {
         var inserted = 0
         var duplicates = 0
         var rejected = 0
-        /// Events not written because the connection failed on the way: they must wait, not be lost.
-        var unsent: [Event] = []
+        /// Indexes of the events not written because the connection failed on the way: they must
+        /// wait, not be lost.
+        var unsent: [Int] = []
 
         static func + (left: Isolation, right: Isolation) -> Isolation {
             Isolation(
@@ -431,25 +490,26 @@ extension EventRecorder {
     /// Splits a batch the database refused for good until the refused events are found; writes the
     /// rest. A failure of the connection itself (a crash, a restart) refuses nothing: what is not
     /// written by then comes back as `unsent`.
-    private func isolateRejects(_ batch: [Event]) -> Isolation {
+    private func isolateRejects(_ batch: ArraySlice<Event>, by writer: Writer) -> Isolation {
         do {
-            let result = try write(batch)
+            let result = try write(Array(batch), by: writer)
             return Isolation(inserted: result.inserted, duplicates: result.duplicates)
         } catch let error as PostgresError where !error.isTransient && error.code != .connectionClosed {
             guard batch.count > 1 else {
                 configuration.logger.error(
-                    "event refused by the database", metadata: ["event_id": "\(batch[0].eventID)", "error": "\(error)"])
-                return Isolation(rejected: 1)
+                    "event refused by the database",
+                    metadata: ["event_id": "\(batch.first?.eventID.uuidString ?? "")", "error": "\(error)"])
+                return Isolation(rejected: batch.count)
             }
-            let middle = batch.count / 2
-            return isolateRejects(Array(batch[..<middle])) + isolateRejects(Array(batch[middle...]))
+            let middle = batch.startIndex + batch.count / 2
+            return isolateRejects(batch[..<middle], by: writer) + isolateRejects(batch[middle...], by: writer)
         } catch {
-            if connection != nil { failed(error) }
-            return Isolation(unsent: batch)
+            if writer.connection != nil { failed(error, writer) }
+            return Isolation(unsent: Array(batch.indices))
         }
     }
 
-    private func spoolOrRequeue(_ batch: [Event]) {
+    private func spoolOrRequeue(_ batch: [Queued]) {
         guard let spool else {
             // No spool: keep the events in memory, in front, and wait for the database.
             condition.lock()
@@ -458,12 +518,12 @@ extension EventRecorder {
             return
         }
         do {
-            let dropped = try spool.append(batch)
+            let dropped = try spool.append(batch.map(\.event))
             // Marked as spooled in the same step as settled, so a flush never sees one without the other.
             condition.lock()
             spoolHasData = true
             condition.unlock()
-            settle(batch.count) {
+            settle(batch) {
                 $0.spooled += batch.count
                 $0.dropped += dropped
             }
@@ -477,8 +537,15 @@ extension EventRecorder {
         }
     }
 
-    /// Writes every sealed spool segment to the database, deleting each once committed.
-    private func drainSpool() {
+    /// Writes every sealed spool segment to the database, deleting each once committed. Called by
+    /// the one writer that claimed the drain (``claimSpoolDrain()``).
+    private func drainSpool(_ writer: Writer) {
+        defer {
+            condition.lock()
+            drainingSpool = false
+            condition.broadcast()
+            condition.unlock()
+        }
         guard let spool else { return }
         spool.sealActiveSegment()
         for segment in spool.sealedSegments() {
@@ -487,13 +554,13 @@ extension EventRecorder {
             while index < events.count {
                 let chunk = Array(events[index..<min(index + configuration.batchSize, events.count)])
                 do {
-                    let result = try write(chunk)
+                    let result = try write(chunk, by: writer)
                     condition.lock()
                     counts.committed += result.inserted
                     counts.duplicates += result.duplicates
                     condition.unlock()
                 } catch let error as PostgresError where !error.isTransient {
-                    let outcome = isolateRejects(chunk)
+                    let outcome = isolateRejects(chunk[...], by: writer)
                     condition.lock()
                     counts.committed += outcome.inserted
                     counts.duplicates += outcome.duplicates
@@ -503,7 +570,7 @@ extension EventRecorder {
                     // when it is read again.
                     if !outcome.unsent.isEmpty { return }
                 } catch {
-                    failed(error)
+                    failed(error, writer)
                     return
                 }
                 index += configuration.batchSize
@@ -512,15 +579,48 @@ extension EventRecorder {
         }
         condition.lock()
         spoolHasData = !spool.isEmpty
+        condition.unlock()
+    }
+
+    private func settle(_ batch: [Queued], _ update: (inout Counters) -> Void) {
+        condition.lock()
+        markSettled(batch)
+        update(&counts)
         condition.broadcast()
         condition.unlock()
     }
 
-    private func settle(_ count: Int, _ update: (inout Counters) -> Void) {
-        condition.lock()
-        settled += count
-        update(&counts)
-        condition.broadcast()
-        condition.unlock()
+    /// Called with the lock held: adds the events' ordinals to the settled ones. Writers finish
+    /// batches out of order, and an event requeued after a failure may be settled after later
+    /// ones; a flush waits for `settledBelow`, below which every ordinal is settled.
+    private func markSettled(_ events: [Queued]) {
+        guard !events.isEmpty else { return }
+        let ordinals = events.map(\.ordinal).sorted()
+        var runStart = ordinals[0]
+        var runEnd = runStart + 1
+        for ordinal in ordinals.dropFirst() {
+            if ordinal == runEnd {
+                runEnd += 1
+            } else {
+                settledAbove.append(runStart..<runEnd)
+                runStart = ordinal
+                runEnd = ordinal + 1
+            }
+        }
+        settledAbove.append(runStart..<runEnd)
+        settledAbove.sort { $0.lowerBound < $1.lowerBound }
+        var merged: [Range<Int>] = []
+        for range in settledAbove {
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound..<max(last.upperBound, range.upperBound)
+            } else {
+                merged.append(range)
+            }
+        }
+        while let first = merged.first, first.lowerBound <= settledBelow {
+            settledBelow = max(settledBelow, first.upperBound)
+            merged.removeFirst()
+        }
+        settledAbove = merged
     }
 }

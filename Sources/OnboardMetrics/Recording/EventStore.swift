@@ -265,8 +265,10 @@ public struct EventStore: Sendable {
         _ events: [Event], on connection: PostgresConnection, receivedAt: Int64, straight: Bool
     ) throws {
         var seen = Set<UUID>()
-        let starts = events.filter { $0.kind == .sessionStarted && seen.insert($0.sessionID).inserted }
+        var starts = events.filter { $0.kind == .sessionStarted && seen.insert($0.sessionID).inserted }
         guard !starts.isEmpty else { return }
+        // In key order, like the events: concurrent writers of the same sessions cannot deadlock.
+        starts.sort { Self.orderKey($0.sessionID) < Self.orderKey($1.sessionID) }
         let columns = "session_id, user_id, flow_id, flow_version, context, started_at, received_at"
         if straight {
             try connection.query("SAVEPOINT onboardmetrics_sessions")
@@ -319,16 +321,19 @@ public struct EventStore: Sendable {
     /// on each other's uncommitted ids (a writer waits only for ids below the one it inserts),
     /// and rows land in the heap in the order reports read them.
     static func inIDOrder(_ events: [Event]) -> [Event] {
-        let keys = events.map { event in
-            withUnsafeBytes(of: event.eventID.uuid) { raw in
-                (
-                    UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
-                    UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-                )
-            }
-        }
+        let keys = events.map { orderKey($0.eventID) }
         if keys.indices.dropFirst().allSatisfy({ keys[$0 - 1] < keys[$0] }) { return events }
         return keys.indices.sorted { keys[$0] < keys[$1] }.map { events[$0] }
+    }
+
+    /// A uuid as two integers that compare as PostgreSQL compares uuids (bytewise).
+    static func orderKey(_ id: UUID) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: id.uuid) { raw in
+            (
+                UInt64(bigEndian: raw.loadUnaligned(as: UInt64.self)),
+                UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+            )
+        }
     }
 
     /// The events with the first occurrence of each `event_id`, in order: what the database would
