@@ -73,6 +73,12 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Connections writing batches at once, per server (one copies while another commits).",
+            valueName: "n"))
+    var writeConnections = 2
+
+    @Option(
+        help: ArgumentHelp(
             "A JSON file mapping Segment and PostHog event and screen names to onboarding events.",
             discussion: "See README, \"Use your existing analytics SDK\". Without it the naming convention applies.",
             valueName: "file"))
@@ -88,6 +94,9 @@ struct ServeCommand: AsyncParsableCommand {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard maxBodyBytes > 0 else { throw ValidationError("--max-body-bytes must be positive") }
         guard maxEvents > 0 else { throw ValidationError("--max-events must be positive") }
+        guard (1...64).contains(writeConnections) else {
+            throw ValidationError("--write-connections must be between 1 and 64")
+        }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1") }
         for (name, value) in [
             ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout),
@@ -109,6 +118,7 @@ struct ServeCommand: AsyncParsableCommand {
 
         var recorderConfiguration = EventRecorder.Configuration(database: database)
         recorderConfiguration.spoolDirectory = spoolDir
+        recorderConfiguration.writeConnections = writeConnections
         // With shards, one recorder per shard, each with a spool of its own (SPOOL/shard-ID).
         let topology = try await BlockingIO.run { try ShardCatalog().load(database) }
         let recorder = try ShardedEventRecorder(configuration: recorderConfiguration, topology: topology)
