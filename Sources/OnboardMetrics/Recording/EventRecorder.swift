@@ -266,7 +266,10 @@ extension EventRecorder {
             while !hasWork(writer) {
                 condition.wait(until: nextWakeup(writer))
             }
-            let batch = takeBatch()
+            // Only writer 0 takes batches while it has no connection (to spool them), so that
+            // during an outage the spool gets events in recording order, one writer at a time.
+            let takesBatches = writer.number == 0 || writer.connection != nil
+            let batch = takesBatches ? takeBatch() : []
             let finishing = shuttingDown && batch.isEmpty
             condition.broadcast()  // room for record() calls waiting on a full queue
             condition.unlock()
@@ -291,7 +294,8 @@ extension EventRecorder {
             metrics.publish(counts, queued: queue.count)
             let settledWaiters = takeSettledWaiters()
             // At shutdown one drain attempt is enough: what is left stays in the spool for next time.
-            let exit = finishing && queue.isEmpty
+            // A writer without a connection leaves the rest to writer 0.
+            let exit = finishing && (queue.isEmpty || !takesBatches)
             condition.unlock()
             for (continuation, result) in settledWaiters { continuation.resume(returning: result) }
             if exit { break }
@@ -327,6 +331,10 @@ extension EventRecorder {
     private func hasWork(_ writer: Writer) -> Bool {
         let waiting = queue.count
         if shuttingDown { return true }
+        if writer.number > 0, writer.connection == nil {
+            // Nothing to do but to connect, once there is something to write and the backoff is over.
+            return (waiting > 0 || spoolHasData) && Date() >= writer.nextAttempt
+        }
         if waiting >= configuration.batchSize { return true }
         if waiting > 0, !flushWaiters.isEmpty || Date().timeIntervalSince(lastSend) >= configuration.flushInterval {
             return true
@@ -338,7 +346,7 @@ extension EventRecorder {
     /// Called with the lock held.
     private func nextWakeup(_ writer: Writer) -> Date {
         var wakeup = lastSend.addingTimeInterval(configuration.flushInterval)
-        if spoolHasData, writer.connection == nil { wakeup = min(wakeup, writer.nextAttempt) }
+        if spoolHasData || writer.number > 0, writer.connection == nil { wakeup = min(wakeup, writer.nextAttempt) }
         return max(wakeup, Date().addingTimeInterval(0.001))
     }
 
@@ -434,13 +442,13 @@ extension EventRecorder {
                     $0.duplicates += outcome.duplicates
                 }
                 // The connection failed while the refused events were being isolated: the rest wait.
-                if !unsent.isEmpty { spoolOrRequeue(outcome.unsent.map { batch[$0] }) }
+                if !unsent.isEmpty { spoolOrRequeue(outcome.unsent.map { batch[$0] }, by: writer) }
                 return
             } catch {
                 failed(error, writer)
             }
         }
-        spoolOrRequeue(batch)
+        spoolOrRequeue(batch, by: writer)
     }
 
     private func write(_ events: [Event], by writer: Writer) throws -> EventStore.WriteResult {
@@ -509,8 +517,9 @@ extension EventRecorder {
         }
     }
 
-    private func spoolOrRequeue(_ batch: [Queued]) {
-        guard let spool else {
+    private func spoolOrRequeue(_ batch: [Queued], by writer: Writer) {
+        // Only writer 0 spools (in recording order); the others hand their batch back to it.
+        guard let spool, writer.number == 0 else {
             // No spool: keep the events in memory, in front, and wait for the database.
             condition.lock()
             queue.prepend(contentsOf: batch)
