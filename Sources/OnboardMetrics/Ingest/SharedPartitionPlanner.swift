@@ -12,14 +12,15 @@ final class SharedPartitionPlanner: Sendable {
     /// - Throws: `PostgresError`.
     func prepare(for events: [Event], store: EventStore, on connection: PostgresConnection) throws {
         try planner.withLock { planner in
-            var known = planner ?? PartitionPlanner()
-            if planner == nil { known.markKnown(try store.partitionMonths(on: connection)) }
-            let missing = known.monthsToCreate(for: events, now: Date())
-            if !missing.isEmpty {
-                try store.ensurePartitions(months: missing, on: connection)
-                known.markKnown(missing)
-            }
+            var known = try planner ?? Self.existing(store: store, on: connection)
+            try store.ensurePartitions(for: events, now: Date(), planner: &known, on: connection)
             planner = known
         }
+    }
+
+    private static func existing(store: EventStore, on connection: PostgresConnection) throws -> PartitionPlanner {
+        var planner = PartitionPlanner()
+        planner.markKnown(try store.partitionMonths(on: connection))
+        return planner
     }
 }

@@ -279,7 +279,6 @@ extension EventRecorder {
             if !batch.isEmpty { send(batch, by: writer) }
 
             condition.lock()
-            publishConnection(of: writer)
             if shuttingDown, spool == nil, connectedWriters.isEmpty, !queue.isEmpty {
                 // Nowhere left to put them: say so rather than hang the shutdown.
                 let lost = Array(queue)
@@ -473,10 +472,7 @@ extension EventRecorder {
             writer.partitions.markKnown(upcoming)
             writer.preparedMonth = month
         }
-        let missing = writer.partitions.monthsToCreate(for: events, now: now)
-        guard !missing.isEmpty else { return }
-        try store.ensurePartitions(months: missing, on: connection)
-        writer.partitions.markKnown(missing)
+        try store.ensurePartitions(for: events, now: now, planner: &writer.partitions, on: connection)
     }
 
     /// What ``isolateRejects(_:by:)`` did with a batch.
@@ -520,7 +516,8 @@ extension EventRecorder {
     private func spoolOrRequeue(_ batch: [Queued], by writer: Writer) {
         // Only writer 0 spools (in recording order); the others hand their batch back to it.
         guard let spool, writer.number == 0 else {
-            // No spool: keep the events in memory, in front, and wait for the database.
+            // No spool (or not writer 0): keep the events in memory, in front, and wait for the
+            // database (or for writer 0 to spool them).
             condition.lock()
             queue.prepend(contentsOf: batch)
             condition.unlock()

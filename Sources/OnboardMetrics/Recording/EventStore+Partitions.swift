@@ -11,6 +11,18 @@ extension EventStore {
         }
     }
 
+    /// Creates the partitions `events` need that `planner` does not know of yet (see
+    /// ``PartitionPlanner/monthsToCreate(for:now:)``) and marks them known.
+    /// - Throws: `PostgresError`.
+    package func ensurePartitions(
+        for events: [Event], now: Date, planner: inout PartitionPlanner, on connection: PostgresConnection
+    ) throws {
+        let missing = planner.monthsToCreate(for: events, now: now)
+        guard !missing.isEmpty else { return }
+        try ensurePartitions(months: missing, on: connection)
+        planner.markKnown(missing)
+    }
+
     /// The months that have a partition of `events` (named `events_YYYY_MM` by the migration).
     /// - Throws: `PostgresError`.
     package func partitionMonths(on connection: PostgresConnection) throws -> [Int64] {

@@ -125,11 +125,7 @@ private final class ShardWriter: @unchecked Sendable {
 
     private func store(_ events: [Event]) throws -> EventStore.WriteResult {
         guard let connection else { throw PostgresError(.connectionClosed, "not connected") }
-        let missing = partitions.monthsToCreate(for: events, now: Date())
-        if !missing.isEmpty {
-            try store.ensurePartitions(months: missing, on: connection)
-            partitions.markKnown(missing)
-        }
+        try store.ensurePartitions(for: events, now: Date(), planner: &partitions, on: connection)
         return try store.write(events, on: connection, receivedAt: Date())
     }
 
