@@ -10,29 +10,18 @@ cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 connections="${2:-16}"
 batch="${3:-100}"
-command -v wrk >/dev/null 2>&1 || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
-
+source scripts/bench/collector.sh
 source scripts/bench/setup.sh
-server=""
-bench_cleanup_hooks+=('[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null')
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   wrk: $connections connections, $batch events a batch, ${seconds} s each"
 
 # run FORMAT SCRIPT: serves a fresh database, drives it with SCRIPT, prints "FORMAT events seconds".
 run() {
     local format="$1" script="$2" database="bench_$1"
     fresh "$database"
-    local key
-    key="$("$bin/funnel" keys create bench --database-url "$(db_url "$database")" --quiet)"
-    : > "$work/serve.out"
-    "$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url "$database")" \
-        --spool-dir "$work/spool-$format" --quiet > "$work/serve.out" &
-    server=$!
-    for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
-    local url
-    url="$(head -1 "$work/serve.out")"
+    start_collector "$database" "$work/spool-$format"
     /usr/bin/time -f "%e" -o "$work/wrk.time" env KEY="$key" AUTH="Basic $(printf '%s:' "$key" | base64 -w0)" \
         BATCH="$batch" wrk -t 2 -c "$connections" -d "${seconds}s" --timeout 30s -s "$script" "$url" > "$work/wrk-$format.out"
-    kill -TERM "$server"; wait "$server" || true; server=""
+    stop_collector
     if grep -q 'Non-2xx' "$work/wrk-$format.out"; then
         echo "$format: some requests were refused:" >&2; grep -E 'Non-2xx' "$work/wrk-$format.out" >&2; exit 1
     fi

@@ -11,24 +11,16 @@ cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 connections="${2:-16}"
 batch="${3:-100}"
-command -v wrk >/dev/null 2>&1 || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
-
+source scripts/bench/collector.sh
 source scripts/bench/setup.sh
-server=""
-bench_cleanup_hooks+=('[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null')
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   wrk: $connections connections, $batch events a batch, ${seconds} s"
 
 fresh bench_serve
-key="$("$bin/funnel" keys create bench --database-url "$(db_url bench_serve)" --quiet)"
-"$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url bench_serve)" --spool-dir "$work/spool" \
-    --quiet > "$work/serve.out" &
-server=$!
-for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
-url="$(head -1 "$work/serve.out")"
+start_collector bench_serve "$work/spool"
 /usr/bin/time -f "%e %M" -o "$work/wrk.time" env KEY="$key" BATCH="$batch" \
     wrk -t 2 -c "$connections" -d "${seconds}s" --timeout 30s -s scripts/bench/post-batch.lua "$url" > "$work/wrk.out"
 serve_s=$(awk '{ print $1 }' "$work/wrk.time")
-kill -TERM "$server"; wait "$server" || true; server=""
+stop_collector
 grep -E '^requests|^latency|Non-2xx' "$work/wrk.out" || true
 stored=$(psql -tA "$(db_url bench_serve)" -c "SELECT count(*) FROM events")
 requests=$(awk '/^requests/ { print $2 }' "$work/wrk.out")

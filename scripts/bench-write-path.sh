@@ -23,11 +23,8 @@ cd "$(dirname "$0")/.."
 sessions="${1:-150000}"
 connections="${2:-64}"
 batch="${BATCH:-100}"
-command -v wrk >/dev/null 2>&1 || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
-
+source scripts/bench/collector.sh
 source scripts/bench/setup.sh
-server=""
-bench_cleanup_hooks+=('[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null')
 columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
 session_columns="session_id, user_id, flow_id, flow_version, context, started_at, received_at"
 rows_in() { psql -XtA "$(db_url "$1")" -c "SELECT count(*) FROM events"; }
@@ -76,12 +73,7 @@ recorder_s=$(awk '/^recorded/ { for (i = 1; i < NF; i++) if ($i == "seconds") pr
 # The collector.
 fresh bench_serve
 checkpoint bench_serve
-key="$("$bin/funnel" keys create bench --database-url "$(db_url bench_serve)" --quiet)"
-"$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url bench_serve)" --spool-dir "$work/spool" \
-    --quiet > "$work/serve.out" &
-server=$!
-for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
-url="$(head -1 "$work/serve.out")"
+start_collector bench_serve "$work/spool"
 # wrk sends the file once, then only health checks: the load is timed by the rows stored.
 wrk_pid=""
 bench_cleanup_hooks+=('[ -n "$wrk_pid" ] && kill "$wrk_pid" 2>/dev/null')
@@ -109,7 +101,7 @@ done
 kill -INT "$wrk_pid" 2>/dev/null || true
 wait "$wrk_pid" || true
 wrk_pid=""
-kill -TERM "$server"; wait "$server" || true; server=""
+stop_collector
 serve_rows=$(rows_in bench_serve)
 grep -E '^requests|^latency' "$work/wrk.out" || true
 
