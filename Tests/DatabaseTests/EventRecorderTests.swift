@@ -197,12 +197,13 @@ import Testing
             databaseUp
             ? configuration : PostgresConfiguration("host=/nonexistent-socket-folder dbname=x connect_timeout=1")
         let output = spool + "/bench.out"
-        // Start the recorder process, let it report durable events, then SIGKILL it.
+        // Start the recorder process, let it report durable events, then SIGKILL it. The wait is for
+        // that precondition only (up to 3 minutes: the whole suite shares two cores), not a speed check.
         let script = """
             '\(Self.benchExecutable)' --events 400000 --flush-every 5000 --spool-dir '\(spool)' \
             --database-url '\(TestDatabase.url(of: target))' > '\(output)' 2>/dev/null &
             pid=$!
-            for i in $(seq 1 600); do
+            for i in $(seq 1 3600); do
               n=$(grep -c durable '\(output)' 2>/dev/null || true)
               if [ "${n:-0}" -ge 8 ]; then break; fi
               sleep 0.05
