@@ -86,4 +86,37 @@ import Testing
             try Self.parse(body, maximumEvents: 3)
         } throws: { ($0 as? CollectorError)?.code == .tooManyEvents }
     }
+
+    /// Valid events are read in one pass; everything else the checked way. The edges where the two
+    /// could differ: the nesting limit, NUL bytes, escapes, and a kind that is not one.
+    @Test func eventsAtTheParsersEdgesGetTheSameOutcomeAsAlone() throws {
+        func event(_ id: Int, properties: String = "{}", kind: String = "custom", user: String = "u") -> String {
+            #"{"event_id":"019ba27c-d0ac-77e1-9215-\#(String(format: "%012d", id))","session_id":"4f9d43f3-72e1-4877-a260-157c15fed96a","user_id":"\#(user)","seq":\#(id),"kind":"\#(kind)","occurred_at":"2026-01-09T11:20:47.532Z","properties":\#(properties)}"#
+        }
+        func nested(_ levels: Int) -> String {
+            #"{"a":"# + String(repeating: "[", count: levels) + String(repeating: "]", count: levels) + "}"
+        }
+        // Counting the event and its properties, values nest at most 64 levels in a batch.
+        let batch = try Self.parse(
+            "{\"events\":["
+                + [
+                    event(1, properties: nested(62)), event(2, kind: #"custo\u006d"#), event(3, user: "a\u{0}b"),
+                    event(4, kind: "click\u{1}"), event(5),
+                ].joined(separator: ",") + "]}")
+        #expect(batch.items.count == 5)
+        let accepted = batch.items.compactMap { if case .event(let event) = $0 { event.seq } else { nil } }
+        #expect(accepted == [1, 2, 5])
+        if case .event(let escaped) = batch.items[1] { #expect(escaped.kind == .custom) }
+        guard case .invalid(_, let nul) = batch.items[2], case .invalid(_, let control) = batch.items[3] else {
+            Issue.record("a NUL byte or a control character accepted"); return
+        }
+        #expect(nul.code == .nulCharacter)
+        #expect(control.field == "kind" && control.code == .malformed)
+        #expect {
+            try Self.parse("{\"events\":[" + event(6, properties: nested(63)) + "]}")
+        } throws: { error in
+            (error as? CollectorError)?.code == .malformedBatch
+                && ((error as? CollectorError)?.message.contains("nested more than 64 levels") ?? false)
+        }
+    }
 }

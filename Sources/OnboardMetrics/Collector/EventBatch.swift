@@ -27,6 +27,8 @@ package struct EventBatch: Sendable {
         var sentAt: Date?
         var items: [Item] = []
         var sawEvents = false
+        // A NUL byte anywhere sends every event through the checked path, which names it.
+        let hasNUL = body.baseAddress.map { memchr($0, 0, body.count) != nil } ?? false
         do {
             guard cursor.peek() == 123 else { throw cursor.error("a batch is a JSON object") }
             try cursor.expect(123)
@@ -57,9 +59,20 @@ package struct EventBatch: Sendable {
                                 }
                                 cursor.skipWhitespace()
                                 let start = cursor.index
-                                try cursor.skipValue()
-                                let element = UnsafeBufferPointer(rebasing: body[start..<cursor.index])
-                                items.append(Self.item(element, parser: parser))
+                                // One pass for a valid event (profiled: finding each event's extent
+                                // first was 6 % of the collector's CPU). Anything else is read again
+                                // the checked way: its extent first, so a syntax error refuses the
+                                // batch and a bad event is rejected alone, exactly as before.
+                                if !hasNUL, cursor.peek() == 123,
+                                    let event = try? parser.parseObject(&cursor, propertiesDepth: 2)
+                                {
+                                    items.append(.event(event))
+                                } else {
+                                    cursor.index = start
+                                    try cursor.skipValue()
+                                    let element = UnsafeBufferPointer(rebasing: body[start..<cursor.index])
+                                    items.append(Self.item(element, parser: parser))
+                                }
                             } while cursor.consume(44)
                             try cursor.expect(93)
                         }

@@ -108,6 +108,26 @@ public struct BinaryCopyWriter {
         writtenFields += 1
     }
 
+    /// Writes jsonb whose JSON text `append` adds to the row directly, with no String in
+    /// between (profiled: building one per event was 3 % of the collector's CPU).
+    /// - Throws: `PostgresError` `.invalidValue` when the text holds a NUL byte.
+    package mutating func write(jsonbAppending append: (inout [UInt8]) -> Void) throws {
+        let lengthAt = buffer.count
+        buffer.appendBigEndian(Int32(0))
+        buffer.append(1)
+        let textAt = buffer.count
+        append(&buffer)
+        let hasNUL = buffer.withUnsafeBufferPointer { all in
+            all.baseAddress.map { memchr($0 + textAt, 0, all.count - textAt) != nil } ?? false
+        }
+        guard !hasNUL else {
+            buffer.removeSubrange(lengthAt...)
+            throw PostgresError(.invalidValue, "text contains a NUL byte (\\u0000), which PostgreSQL cannot store")
+        }
+        patchLength(at: lengthAt)
+        writtenFields += 1
+    }
+
     /// Writes an int2.
     public mutating func write(int16: Int16) {
         buffer.appendBigEndian(Int32(2))

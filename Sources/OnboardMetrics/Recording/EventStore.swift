@@ -354,7 +354,6 @@ public struct EventStore: Sendable {
 
     /// Encodes events as rows of the `events` columns, in ``columns`` order.
     static func encode(_ events: [Event], receivedAt: Int64, into writer: inout BinaryCopyWriter) throws {
-        var properties: [UInt8] = []
         for event in events {
             writer.beginRow(fieldCount: 13)
             writer.write(uuid: event.eventID)
@@ -373,9 +372,7 @@ public struct EventStore: Sendable {
             writer.write(timestamp: event.occurredAt)
             writer.write(timestamp: event.sentAt)
             writer.write(timestampMicroseconds: event.receivedAt.map(PostgresValue.postgresMicroseconds) ?? receivedAt)
-            properties.removeAll(keepingCapacity: true)
-            JSONWriter.appendObject(event.properties, to: &properties)
-            try writer.write(jsonb: String(decoding: properties, as: UTF8.self))
+            try writer.write(jsonbAppending: { JSONWriter.appendObject(event.properties, to: &$0) })
             try writer.endRow()
         }
     }

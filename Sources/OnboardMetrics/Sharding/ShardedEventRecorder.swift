@@ -63,7 +63,9 @@ public final class ShardedEventRecorder: EventRecording {
     /// Waits until every shard's recorder has committed (or spooled) what it was given.
     @discardableResult
     public func flush() async -> Bool {
-        await withTaskGroup(of: Bool.self) { group in
+        // One shard (every single-server collector): no child task per request.
+        if recorders.count == 1, let only = recorders.first { return await only.flush() }
+        return await withTaskGroup(of: Bool.self) { group in
             for recorder in recorders { group.addTask { await recorder.flush() } }
             var all = true
             for await done in group { all = all && done }

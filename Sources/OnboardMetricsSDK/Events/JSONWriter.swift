@@ -87,6 +87,14 @@ package enum JSONWriter {
             return
         }
         bytes.append(UInt8(ascii: "{"))
+        if object.count == 1, let (key, value) = object.first {
+            // One pair (common in properties) needs no sorted copy.
+            appendString(key, to: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            appendValue(value, to: &bytes)
+            bytes.append(UInt8(ascii: "}"))
+            return
+        }
         var first = true
         // Sorted pairs, not sorted keys looked up again: one hash fewer per key.
         for (key, value) in object.sorted(by: { $0.key < $1.key }) {

@@ -1,0 +1,41 @@
+import Foundation
+import OnboardMetrics
+import Testing
+
+@testable import OnboardMetricsSDK
+
+/// `StableID.parseUUID` reads ids from raw bytes; Foundation's `UUID(uuidString:)` is the second
+/// method it is checked against.
+@Suite struct StableIDTests {
+    private func parse(_ text: String) -> UUID? {
+        Array(text.utf8).withUnsafeBufferPointer { StableID.parseUUID($0) }
+    }
+
+    @Test func everyHexDigitInEitherCaseReadsAsFoundationReadsIt() {
+        var generator = SplitMix64(seed: 16)
+        for _ in 0..<2_000 {
+            var bytes = [UInt8](repeating: 0, count: 16)
+            for index in bytes.indices { bytes[index] = generator.next() }
+            let uuid = bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
+            for text in [uuid.uuidString, uuid.uuidString.lowercased()] {
+                #expect(parse(text) == uuid, "\(text)")
+                #expect(parse(text) == UUID(uuidString: text))
+            }
+        }
+        #expect(
+            parse("0123ABCD-89ab-cdef-0000-FFFFffff9999") == UUID(uuidString: "0123ABCD-89ab-cdef-0000-FFFFffff9999"))
+    }
+
+    @Test(arguments: [
+        "0123abcd-89ab-cdef-0000-ffffffff999g", "0123abcd-89ab-cdef-0000-ffffffff999:",
+        "0123abcd-89ab-cdef-0000-ffffffff999/", "0123abcd-89ab-cdef-0000-ffffffff999@",
+        "0123abcd-89ab-cdef-0000-ffffffff999`", "g123abcd-89ab-cdef-0000-ffffffff9999",
+        "0123abcd-89ab-cdeg-0000-ffffffff9999", "0123abcd-89ab-cdef-0000-ffffffff99 9",
+        "0123abcd089ab-cdef-0000-ffffffff9999", "0123abcd-89ab-cdef-0000-ffffffff99999",
+        "0123abcd-89ab-cdef-0000-ffffffff999", "", "0123abcd-89ab-cdef-0000-ffffffff99\u{e9}",
+    ])
+    func anythingElseIsNotAUUID(_ text: String) {
+        // Not checked against Foundation here: on Linux it reads a space as a zero digit.
+        #expect(parse(text) == nil)
+    }
+}
