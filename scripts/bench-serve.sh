@@ -5,36 +5,93 @@
 #   serve      wrk (Debian's package) with scripts/bench/post-batch.lua: CONNECTIONS connections
 #              posting batches of BATCH new events for SECONDS; the rows stored are counted
 #   recorder   recorder-bench recording the same number of events through EventRecorder
-# Usage: bash scripts/bench-serve.sh [SECONDS] [CONNECTIONS] [BATCH]   (default 20 16 100)
+# Two CPU layouts, each measured both ways:
+#   shared     every process on every core (load generator, collector and PostgreSQL compete)
+#   separate   PostgreSQL on CPU 0, the collector, wrk and recorder-bench on the other cores: the
+#              database on its own CPU, as on its own machine (docs/SCALING.md). Needs 2+ cores.
+# For each run it prints the CPU each side used (from /proc and wrk's and recorder-bench's
+# rusage; "postgres+rest" is every busy core-second not taken by the client processes, so run it on
+# an otherwise idle machine) and, from the CPU per event, the best ratio the cores allow.
+# Usage: bash scripts/bench-serve.sh [SECONDS] [CONNECTIONS] [BATCH] [LAYOUTS]
+#        (default 20 16 100 "shared separate")
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-20}"
 connections="${2:-16}"
 batch="${3:-100}"
+layouts="${4:-shared separate}"
+cores=$(nproc)
+if [ "$cores" -lt 2 ]; then layouts="${layouts//separate/}"; fi
+command -v taskset >/dev/null 2>&1 || { echo "taskset is not installed (util-linux)" >&2; exit 2; }
 source scripts/bench/collector.sh
 source scripts/bench/setup.sh
-echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   wrk: $connections connections, $batch events a batch, ${seconds} s"
+echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $cores   wrk: $connections connections, $batch events a batch, ${seconds} s"
 
-fresh bench_serve
-start_collector bench_serve "$work/spool"
-/usr/bin/time -f "%e %M" -o "$work/wrk.time" env KEY="$key" BATCH="$batch" \
-    wrk -t 2 -c "$connections" -d "${seconds}s" --timeout 30s -s scripts/bench/post-batch.lua "$url" > "$work/wrk.out"
-serve_s=$(awk '{ print $1 }' "$work/wrk.time")
-stop_collector
-grep -E '^requests|^latency|Non-2xx' "$work/wrk.out" || true
-stored=$(psql -tA "$(db_url bench_serve)" -c "SELECT count(*) FROM events")
-requests=$(awk '/^requests/ { print $2 }' "$work/wrk.out")
+tick=$(getconf CLK_TCK)
+# Busy core-seconds of the whole machine so far (every state but idle and iowait).
+busy() { awk -v t="$tick" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / t }' /proc/stat; }
+# User+system CPU seconds of one live process.
+process_cpu() { awk -v t="$tick" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
+# Pins every PostgreSQL process (backends forked later inherit the postmaster's CPU) to CPU 0, or
+# lets them use every core again.
+pin_postgres() {
+    for pid in $(pgrep -x postgres); do taskset -a -cp "$1" "$pid" >/dev/null; done
+}
+results=()
 
-fresh bench_recorder
-start=$(now)
-"$bin/recorder-bench" --events "$stored" --database-url "$(db_url bench_recorder)" >/dev/null
-recorder_s=$(awk -v a="$start" -v b="$(now)" 'BEGIN { print b - a }')
+for layout in $layouts; do
+    if [ "$layout" = separate ]; then
+        pin_postgres 0
+        clients=(taskset -c "1-$((cores - 1))")
+    else
+        pin_postgres "0-$((cores - 1))"
+        clients=()
+    fi
 
-printf '\n%-10s %10s %10s %12s %10s\n' method events seconds "events/s" "vs recorder"
-awk -v n="$stored" -v s="$serve_s" -v r="$recorder_s" -v q="$requests" -v b="$batch" -v c="$connections" 'BEGIN {
-    printf "%-10s %10d %10.2f %12.0f %9.2fx\n", "serve", n, s, n / s, (n / s) / (n / r)
-    printf "%-10s %10d %10.2f %12.0f %9.2fx\n", "recorder", n, r, n / r, 1
-    # Requests in flight when wrk stops are stored but not counted by wrk: at most one a connection.
-    printf "\nstored %d events; wrk counted %d answered requests x %d = %d: %s\n", n, q, b, q * b,
-        (n >= q * b && n <= (q + c) * b ? "consistent" : "MISMATCH")
-}'
+    fresh bench_serve
+    start_collector bench_serve "$work/spool" "${clients[@]}"
+    busy0=$(busy)
+    serve0=$(process_cpu "$server")
+    /usr/bin/time -f "%e %U %S" -o "$work/wrk.time" env KEY="$key" BATCH="$batch" "${clients[@]}" \
+        wrk -t 2 -c "$connections" -d "${seconds}s" --timeout 30s -s scripts/bench/post-batch.lua "$url" > "$work/wrk.out"
+    busy1=$(busy)
+    serve1=$(process_cpu "$server")
+    stop_collector
+    read -r serve_s wrk_user wrk_system < "$work/wrk.time"
+    echo
+    echo "[$layout] serve"
+    grep -E '^requests|^latency|Non-2xx' "$work/wrk.out" || true
+    stored=$(psql -tA "$(db_url bench_serve)" -c "SELECT count(*) FROM events")
+    requests=$(awk '/^requests/ { print $2 }' "$work/wrk.out")
+    awk -v n="$stored" -v q="$requests" -v b="$batch" -v c="$connections" 'BEGIN {
+        # Requests in flight when wrk stops are stored but not counted by wrk: at most one a connection.
+        printf "stored %d events; wrk counted %d answered requests x %d = %d: %s\n", n, q, b, q * b,
+            (n >= q * b && n <= (q + c) * b ? "consistent" : "MISMATCH")
+    }'
+
+    fresh bench_recorder
+    busy2=$(busy)
+    /usr/bin/time -f "%e %U %S" -o "$work/recorder.time" "${clients[@]}" \
+        "$bin/recorder-bench" --events "$stored" --database-url "$(db_url bench_recorder)" >/dev/null
+    busy3=$(busy)
+    read -r recorder_s recorder_user recorder_system < "$work/recorder.time"
+    echo "[$layout] recorder: $stored events in $recorder_s s"
+
+    results+=("$(awk -v layout="$layout" -v n="$stored" -v s="$serve_s" -v r="$recorder_s" \
+        -v sb="$(echo "$busy1 - $busy0" | bc)" -v sc="$(echo "$serve1 - $serve0" | bc)" \
+        -v wc="$(echo "$wrk_user + $wrk_system" | bc)" \
+        -v rb="$(echo "$busy3 - $busy2" | bc)" -v rc="$(echo "$recorder_user + $recorder_system" | bc)" 'BEGIN {
+        us = 1e6 / n
+        printf "%-9s %9d %7.2f %9.0f %9.0f %7.2fx   %5.2f = pg+rest %5.2f, collector %5.2f, wrk %5.2f   %5.2f = pg+rest %5.2f, recorder %5.2f   %5.2fx\n",
+            layout, n, s, n / s, n / r, (n / s) / (n / r),
+            sb * us, (sb - sc - wc) * us, sc * us, wc * us, rb * us, (rb - rc) * us, rc * us, rb / sb
+    }')")
+done
+pin_postgres "0-$((cores - 1))"
+
+echo
+echo "events/s of each path; CPU in microseconds a stored event (busy core-seconds / events); the last"
+echo "column is the ratio the same CPU per event would give if both paths kept the cores equally busy."
+printf '%-9s %9s %7s %9s %9s %8s   %-56s %-36s %s\n' layout events "serve s" "serve/s" "record/s" ratio \
+    "serve path CPU/event (us)" "recorder path CPU/event (us)" "CPU bound"
+for line in "${results[@]}"; do echo "$line"; done

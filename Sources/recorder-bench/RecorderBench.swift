@@ -19,6 +19,8 @@ struct RecorderBench: AsyncParsableCommand {
     var flushEvery = 0
     @Option(help: "Spool folder.") var spoolDir: String?
     @Option(help: "Events per COPY batch.") var batchSize = 5_000
+    @Option(help: "Writer threads, each with its own connection (the recorder's default: 2).")
+    var writeConnections = 2
     @Option(name: .customLong("database-url"), help: "Database (default DATABASE_URL).") var databaseURL: String?
     @Option(
         help: """
@@ -35,6 +37,7 @@ struct RecorderBench: AsyncParsableCommand {
         var configuration = EventRecorder.Configuration(database: PostgresConfiguration(url))
         configuration.spoolDirectory = spoolDir
         configuration.batchSize = batchSize
+        configuration.writeConnections = writeConnections
         configuration.initialBackoff = 0.05
         configuration.maximumBackoff = 0.5
         let loaded = try input.map(Self.load)

@@ -1,16 +1,20 @@
 # Sourced by the collector benchmarks before scripts/bench/setup.sh (so a missing wrk stops them
 # before the build). Defines
-#   start_collector DATABASE SPOOL   an app key of DATABASE ($key) and `funnel serve --rate-limit 0`
-#                                    on a free loopback port ($server, $url), spooling into SPOOL
+#   start_collector DATABASE SPOOL [COMMAND...]
+#                                    an app key of DATABASE ($key) and `funnel serve --rate-limit 0`
+#                                    on a free loopback port ($server, $url), spooling into SPOOL;
+#                                    COMMAND (e.g. `taskset -c 1`, which execs) runs the server
 #   stop_collector                   stops it
 # A collector still running at exit is stopped before the cluster.
 command -v wrk >/dev/null 2>&1 || { echo "wrk is not installed: apt-get install -y wrk" >&2; exit 2; }
 server=""
 start_collector() {
     bench_cleanup_hooks+=('[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null')
-    key="$("$bin/funnel" keys create bench --database-url "$(db_url "$1")" --quiet)"
+    local database="$1" spool="$2"
+    shift 2
+    key="$("$bin/funnel" keys create bench --database-url "$(db_url "$database")" --quiet)"
     : > "$work/serve.out"
-    "$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url "$1")" --spool-dir "$2" \
+    "$@" "$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url "$database")" --spool-dir "$spool" \
         --quiet > "$work/serve.out" &
     server=$!
     for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
