@@ -28,8 +28,6 @@ source scripts/bench/setup.sh
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $cores   wrk: $connections connections, $batch events a batch, ${seconds} s"
 
 tick=$(getconf CLK_TCK)
-# Busy core-seconds of the whole machine so far (every state but idle and iowait).
-busy() { awk -v t="$tick" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / t }' /proc/stat; }
 # User+system CPU seconds of one live process.
 process_cpu() { awk -v t="$tick" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 # Pins every PostgreSQL process (backends forked later inherit the postmaster's CPU) to CPU 0, or

@@ -15,7 +15,9 @@
 #              the file as native batches of BATCH events on CONNECTIONS connections, each answered
 #              once committed; timed until every row is stored
 # Prints seconds, events/s and each rate as a share of both copies' (≥ 0.95 is issue 16's goal),
-# and reingest / ingest (≤ 0.5).
+# and reingest / ingest (≤ 0.5). Also the CPU each method kept busy per stored event (the whole
+# machine's busy core-seconds: run it on an otherwise idle machine) and the ratio that CPU allows
+# on this many cores (copy time / (CPU / cores)).
 # Usage: bash scripts/bench-write-path.sh [SESSIONS] [CONNECTIONS]   (default 150000 64; BATCH=100)
 #   SESSIONS=15000 (about 180,000 events) runs in under two minutes.
 set -euo pipefail
@@ -38,13 +40,17 @@ lines=$(wc -l < "$work/events.jsonl")
 fresh bench_ingest
 checkpoint bench_ingest
 start=$(now)
+b0=$(busy)
 "$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/ingest.out"
 ingest_s=$(since "$start")
+ingest_cpu=$(echo "$(busy) - $b0" | bc)
 rows=$(rows_in bench_ingest)
 checkpoint bench_ingest
 start=$(now)
+b0=$(busy)
 "$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/reingest.out"
 reingest_s=$(since "$start")
+reingest_cpu=$(echo "$(busy) - $b0" | bc)
 rows_after=$(rows_in bench_ingest)
 
 # The limit: binary COPY of the same distinct rows into a fresh migrated table; then also of the
@@ -54,20 +60,26 @@ psql -Xq "$(db_url bench_ingest)" -c "\\copy (SELECT $session_columns FROM sessi
 fresh bench_copy
 checkpoint bench_copy
 start=$(now)
+b0=$(busy)
 psql -Xq "$(db_url bench_copy)" -c "\\copy events ($columns) FROM '$work/events.bin' (FORMAT binary)"
 copy_s=$(since "$start")
+copy_cpu=$(echo "$(busy) - $b0" | bc)
 fresh bench_copy_all
 checkpoint bench_copy_all
 start=$(now)
+b0=$(busy)
 psql -Xq "$(db_url bench_copy_all)" -c "\\copy events ($columns) FROM '$work/events.bin' (FORMAT binary)" \
     -c "\\copy sessions ($session_columns) FROM '$work/sessions.bin' (FORMAT binary)"
 copy_all_s=$(since "$start")
+copy_all_cpu=$(echo "$(busy) - $b0" | bc)
 rm -f "$work/events.bin" "$work/sessions.bin"
 
 # The EventRecorder API.
 fresh bench_recorder
 checkpoint bench_recorder
+b0=$(busy)
 "$bin/recorder-bench" --input "$work/events.jsonl" --database-url "$(db_url bench_recorder)" > "$work/recorder.out"
+recorder_cpu=$(echo "$(busy) - $b0" | bc)  # includes reading the file before its clock starts
 recorder_s=$(awk '/^recorded/ { for (i = 1; i < NF; i++) if ($i == "seconds") print $(i + 1) }' "$work/recorder.out")
 
 # The collector.
@@ -78,6 +90,7 @@ start_collector bench_serve "$work/spool"
 wrk_pid=""
 bench_cleanup_hooks+=('[ -n "$wrk_pid" ] && kill "$wrk_pid" 2>/dev/null')
 start=$(now)
+b0=$(busy)
 env KEY="$key" BATCH="$batch" FILE="$work/events.jsonl" THREADS=2 \
     wrk -t 2 -c "$connections" -d 600s --timeout 30s -s scripts/bench/post-file.lua "$url" > "$work/wrk.out" &
 wrk_pid=$!
@@ -98,6 +111,7 @@ while kill -0 "$wrk_pid" 2>/dev/null; do
     # Events the collector refused would keep the count short: give up after 20 s without a row.
     awk -v s="$(since "$last_change")" 'BEGIN { exit !(s > 20) }' && break
 done
+serve_cpu=$(echo "$(busy) - $b0" | bc)
 kill -INT "$wrk_pid" 2>/dev/null || true
 wait "$wrk_pid" || true
 wrk_pid=""
@@ -107,16 +121,20 @@ grep -E '^requests|^latency' "$work/wrk.out" || true
 
 printf '\nlines %d; distinct events stored: ingest %d, after reingest %d, recorder %s, serve %d\n' \
     "$lines" "$rows" "$rows_after" "$(awk '/^recorded/ { print $4 }' "$work/recorder.out")" "$serve_rows"
-printf '%-28s %10s %12s %10s %14s\n' method seconds "events/s" "vs copy" "vs copy+sess."
+# CPU: busy core-seconds of the machine during the method, per stored event; "CPU bound" is the
+# ratio to the events-only copy the method would reach if it kept all the cores busy.
+printf '%-28s %10s %12s %10s %14s %12s %10s\n' method seconds "events/s" "vs copy" "vs copy+sess." "CPU us/ev" "CPU bound"
+cores=$(nproc)
 row() {
-    awk -v m="$1" -v s="$2" -v n="$rows" -v c="$copy_s" -v a="$copy_all_s" \
-        'BEGIN { printf "%-28s %10.2f %12.0f %9.2fx %13.2fx\n", m, s, n / s, c / s, a / s }'
+    awk -v m="$1" -v s="$2" -v b="$3" -v n="$rows" -v c="$copy_s" -v a="$copy_all_s" -v k="$cores" \
+        'BEGIN { printf "%-28s %10.2f %12.0f %9.2fx %13.2fx %12.2f %9.2fx\n", m, s, n / s, c / s, a / s, b / n * 1e6, c / (b / k) }'
 }
-row "psql \\copy binary (limit)" "$copy_s"
-row "psql \\copy events+sessions" "$copy_all_s"
-row "funnel ingest" "$ingest_s"
-row "EventRecorder API" "$recorder_s"
-row "funnel serve ($connections conn.)" "$serve_s"
-awk -v r="$reingest_s" -v i="$ingest_s" 'BEGIN { printf "%-28s %10.2f %12s %9.2fx of the first ingest (goal <= 0.50)\n", "funnel ingest, again", r, "", r / i }'
+row "psql \\copy binary (limit)" "$copy_s" "$copy_cpu"
+row "psql \\copy events+sessions" "$copy_all_s" "$copy_all_cpu"
+row "funnel ingest" "$ingest_s" "$ingest_cpu"
+row "EventRecorder API" "$recorder_s" "$recorder_cpu"
+row "funnel serve ($connections conn.)" "$serve_s" "$serve_cpu"
+awk -v r="$reingest_s" -v i="$ingest_s" -v b="$reingest_cpu" -v n="$rows" 'BEGIN {
+    printf "%-28s %10.2f %12s %9.2fx of the first ingest (goal <= 0.50) %6.2f\n", "funnel ingest, again", r, "", r / i, b / n * 1e6 }'
 [ "$rows_after" = "$rows" ] && [ "$serve_rows" = "$rows" ] || echo "ROW COUNTS DIFFER" >&2
 echo "load after: $(uptime)"
