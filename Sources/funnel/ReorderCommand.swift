@@ -51,10 +51,12 @@ struct ReorderCommand: AsyncParsableCommand {
         let summary = try await BlockingIO.run {
             try EventReorderer().reorderDeployment(configuration) { progress in
                 let partition = progress.partition
+                // A sharded coordinator's own partitions come first, then each shard's.
+                if progress.position == 1, let shard = partition.shard { console.status("shard \(shard):") }
                 console.status(
-                    "reordered \(Self.place(partition)) (\(progress.position)/\(progress.count)): "
-                        + "\(partition.rows) rows, \(Self.megabytes(partition.bytesBefore)) -> "
-                        + "\(Self.megabytes(partition.bytesAfter)) in \(String(format: "%.2f", partition.seconds)) s")
+                    "reordered \(partition.name) (\(progress.position)/\(progress.count)): \(partition.rows) rows, "
+                        + "\(Self.size(partition.bytesBefore)) -> \(Self.size(partition.bytesAfter)) "
+                        + "in \(String(format: "%.2f", partition.seconds)) s")
             }
         }
         try printSummary(summary, console: console)
@@ -82,15 +84,15 @@ struct ReorderCommand: AsyncParsableCommand {
             console.print(
                 "reordered \(summary.partitions.count) partition\(summary.partitions.count == 1 ? "" : "s") "
                     + "(\(summary.rows) rows) in \(String(format: "%.2f", summary.seconds)) s; "
-                    + "\(Self.megabytes(summary.bytesBefore)) -> \(Self.megabytes(summary.bytesAfter))")
+                    + "\(Self.size(summary.bytesBefore)) -> \(Self.size(summary.bytesAfter))")
         }
     }
 
-    private static func place(_ partition: ReorderSummary.Partition) -> String {
-        partition.shard.map { "\(partition.name) on \($0)" } ?? partition.name
-    }
-
-    private static func megabytes(_ bytes: Int) -> String {
-        String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    /// `bytes` in kB, MB or GB (powers of 1024, as PostgreSQL's pg_size_pretty).
+    private static func size(_ bytes: Int) -> String {
+        let value = Double(bytes)
+        if value < 1_048_576 { return String(format: "%.0f kB", value / 1024) }
+        if value < 1_073_741_824 { return String(format: "%.1f MB", value / 1_048_576) }
+        return String(format: "%.2f GB", value / 1_073_741_824)
     }
 }

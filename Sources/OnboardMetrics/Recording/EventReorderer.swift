@@ -49,19 +49,25 @@ public struct EventReorderer: Sendable {
     /// - Throws: `PostgresError` (SQLSTATE 42P01 when there is no `events` table: not migrated).
     public func partitions(on connection: PostgresConnection) throws -> [Partition] {
         // pg_partition_tree walks pg_inherits to the leaves, so partitions of partitions count too.
-        let rows = try connection.query(
-            """
-            SELECT n.nspname::text AS schema, c.relname::text AS name, ic.relname::text AS index,
-                   coalesce(pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', false) AS is_default,
-                   pg_total_relation_size(c.oid) AS bytes
-            FROM pg_partition_tree('events'::regclass) t
-            JOIN pg_class c ON c.oid = t.relid
-            JOIN pg_namespace n ON n.oid = c.relnamespace
-            JOIN pg_index x ON x.indrelid = c.oid AND x.indisprimary
-            JOIN pg_class ic ON ic.oid = x.indexrelid
-            WHERE t.isleaf AND c.relkind = 'r'
-            ORDER BY is_default, c.relname, n.nspname
-            """)
+        let rows: PostgresRows
+        do {
+            rows = try connection.query(
+                """
+                SELECT n.nspname::text AS schema, c.relname::text AS name, ic.relname::text AS index,
+                       coalesce(pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', false) AS is_default,
+                       pg_total_relation_size(c.oid) AS bytes
+                FROM pg_partition_tree('events'::regclass) t
+                JOIN pg_class c ON c.oid = t.relid
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                JOIN pg_index x ON x.indrelid = c.oid AND x.indisprimary
+                JOIN pg_class ic ON ic.oid = x.indexrelid
+                WHERE t.isleaf AND c.relkind = 'r'
+                ORDER BY is_default, c.relname, n.nspname
+                """)
+        } catch var error as PostgresError where error.sqlState == "42P01" {
+            error.message = "the database has no events table: run `funnel migrate` first"
+            throw error
+        }
         return try rows.map { row in
             guard let schema = row["schema"].string, let name = row["name"].string, let index = row["index"].string,
                 let isDefault = row["is_default"].bool, let bytes = row["bytes"].int
