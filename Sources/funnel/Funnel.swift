@@ -18,6 +18,7 @@ struct Funnel: AsyncParsableCommand {
             ShardsCommand.self,
             DatabaseCommand.self,
             IngestCommand.self,
+            ReorderCommand.self,
             GenerateCommand.self,
             ReportCommand.self,
             TrendsCommand.self,

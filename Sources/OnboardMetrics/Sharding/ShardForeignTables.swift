@@ -88,6 +88,6 @@ public struct ShardForeignTables: Sendable {
     }
 
     private static func identifier(_ name: String) -> String {
-        "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        PostgresConnection.quotedIdentifier(name)
     }
 }
