@@ -2,9 +2,9 @@
 # Where a report's ordered read spends its time (issue 16): on EVENTS generated events (default
 # 10M), ingested with `funnel ingest`, measures the every-column export, the ordered export of the
 # report's columns, `funnel report` (seconds and peak memory) and EXPLAIN (ANALYZE, BUFFERS) of the
-# ordered and of the sequential read; then rewrites the table in key order with
-# `CLUSTER events USING events_pkey` and measures the same again, checking that the report's JSON
-# is unchanged.
+# ordered and of the sequential read; then rewrites the table in key order with `funnel reorder`
+# (CLUSTER of each partition with its primary key, then ANALYZE) and measures the same again,
+# checking that the report's JSON is unchanged.
 # Usage: bash scripts/bench-report-order.sh [EVENTS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -39,8 +39,8 @@ rows=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
 echo "events $rows"
 measure ingested
 start=$(now)
-psql -Xq "$url" -c "SET maintenance_work_mem = '1GB'" -c "CLUSTER events USING events_pkey" -c "ANALYZE events"
-echo "CLUSTER events USING events_pkey: $(since "$start") s"
+"$bin/funnel" reorder --database-url "$url" --quiet > /dev/null
+echo "funnel reorder: $(since "$start") s"
 measure clustered
 cmp -s "$work/report-ingested.json" "$work/report-clustered.json" && echo "reports identical" || echo "REPORTS DIFFER"
 echo "load after: $(uptime)"

@@ -27,9 +27,9 @@ struct ReorderCommand: AsyncParsableCommand {
             is dropped). It must run as the owner of events (the role that ran `funnel migrate`) \
             or a superuser.
 
-            Measured (BENCHMARKS.md, scripts/bench-report-order.sh): on 10M ingested events, \
-            CLUSTER took 34 s, and a report went from 1.58x to 1.30x the time of a binary export of every \
-            column (16.1 s to 13.2 s), with identical results.
+            Measured (BENCHMARKS.md, scripts/bench-report-order.sh): on 10M ingested events \
+            this command took 33 s, and a report went from 1.55x to 1.30x the time of a binary \
+            export of every column (16.5 s to 13.4 s), with identical results.
 
             Progress goes to stderr, one line per partition; the summary to stdout (--format \
             json: stable keys, one entry per partition). Exit status: 0 done, 69 the database \
