@@ -43,14 +43,14 @@ start=$(now)
 b0=$(busy)
 "$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/ingest.out"
 ingest_s=$(since "$start")
-ingest_cpu=$(echo "$(busy) - $b0" | bc)
+ingest_cpu=$(busy_since "$b0")
 rows=$(rows_in bench_ingest)
 checkpoint bench_ingest
 start=$(now)
 b0=$(busy)
 "$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/reingest.out"
 reingest_s=$(since "$start")
-reingest_cpu=$(echo "$(busy) - $b0" | bc)
+reingest_cpu=$(busy_since "$b0")
 rows_after=$(rows_in bench_ingest)
 
 # The limit: binary COPY of the same distinct rows into a fresh migrated table; then also of the
@@ -63,7 +63,7 @@ start=$(now)
 b0=$(busy)
 psql -Xq "$(db_url bench_copy)" -c "\\copy events ($columns) FROM '$work/events.bin' (FORMAT binary)"
 copy_s=$(since "$start")
-copy_cpu=$(echo "$(busy) - $b0" | bc)
+copy_cpu=$(busy_since "$b0")
 fresh bench_copy_all
 checkpoint bench_copy_all
 start=$(now)
@@ -71,7 +71,7 @@ b0=$(busy)
 psql -Xq "$(db_url bench_copy_all)" -c "\\copy events ($columns) FROM '$work/events.bin' (FORMAT binary)" \
     -c "\\copy sessions ($session_columns) FROM '$work/sessions.bin' (FORMAT binary)"
 copy_all_s=$(since "$start")
-copy_all_cpu=$(echo "$(busy) - $b0" | bc)
+copy_all_cpu=$(busy_since "$b0")
 rm -f "$work/events.bin" "$work/sessions.bin"
 
 # The EventRecorder API.
@@ -79,7 +79,7 @@ fresh bench_recorder
 checkpoint bench_recorder
 b0=$(busy)
 "$bin/recorder-bench" --input "$work/events.jsonl" --database-url "$(db_url bench_recorder)" > "$work/recorder.out"
-recorder_cpu=$(echo "$(busy) - $b0" | bc)  # includes reading the file before its clock starts
+recorder_cpu=$(busy_since "$b0")  # includes reading the file before its clock starts
 recorder_s=$(awk '/^recorded/ { for (i = 1; i < NF; i++) if ($i == "seconds") print $(i + 1) }' "$work/recorder.out")
 
 # The collector.
@@ -111,7 +111,7 @@ while kill -0 "$wrk_pid" 2>/dev/null; do
     # Events the collector refused would keep the count short: give up after 20 s without a row.
     awk -v s="$(since "$last_change")" 'BEGIN { exit !(s > 20) }' && break
 done
-serve_cpu=$(echo "$(busy) - $b0" | bc)
+serve_cpu=$(busy_since "$b0")
 kill -INT "$wrk_pid" 2>/dev/null || true
 wait "$wrk_pid" || true
 wrk_pid=""

@@ -6,6 +6,7 @@
 #   now, since START          a timestamp; seconds since START (2 decimals)
 #   busy                      busy core-seconds of the whole machine so far (all states but idle
 #                             and iowait; meaningful on an otherwise idle machine)
+#   busy_since B              busy core-seconds since `busy` printed B
 #   bench_cleanup_hooks       commands run first at exit (e.g. stop a server the script started)
 swift build -c release >/dev/null
 bin="$(swift build -c release --show-bin-path)"
@@ -28,3 +29,4 @@ fresh() {
 now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 busy() { awk -v t="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / t }' /proc/stat; }
+busy_since() { echo "$(busy) - $1" | bc; }

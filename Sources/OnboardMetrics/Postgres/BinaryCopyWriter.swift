@@ -95,17 +95,7 @@ public struct BinaryCopyWriter {
     /// Writes jsonb from JSON text.
     /// - Throws: `PostgresError` `.invalidValue` when the text holds a NUL byte.
     public mutating func write(jsonb: String) throws {
-        let lengthAt = buffer.count
-        buffer.appendBigEndian(Int32(0))
-        buffer.append(1)
-        do {
-            try buffer.appendText(jsonb)
-        } catch {
-            buffer.removeSubrange(lengthAt...)
-            throw error
-        }
-        patchLength(at: lengthAt)
-        writtenFields += 1
+        try write(jsonbAppending: { $0.append(contentsOf: jsonb.utf8) })
     }
 
     /// Writes jsonb whose JSON text `append` adds to the row directly, with no String in
@@ -122,7 +112,7 @@ public struct BinaryCopyWriter {
         }
         guard !hasNUL else {
             buffer.removeSubrange(lengthAt...)
-            throw PostgresError(.invalidValue, "text contains a NUL byte (\\u0000), which PostgreSQL cannot store")
+            throw PostgresError.nulInText
         }
         patchLength(at: lengthAt)
         writtenFields += 1

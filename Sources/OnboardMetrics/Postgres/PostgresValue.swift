@@ -232,9 +232,7 @@ extension Array where Element == UInt8 {
     package mutating func appendText(_ value: String) throws {
         var value = value
         try value.withUTF8 { utf8 in
-            if utf8.contains(0) {
-                throw PostgresError(.invalidValue, "text contains a NUL byte (\\u0000), which PostgreSQL cannot store")
-            }
+            if utf8.contains(0) { throw PostgresError.nulInText }
             append(contentsOf: utf8)
         }
     }
@@ -254,5 +252,12 @@ extension UnsafeRawBufferPointer {
     @inline(__always)
     package func readUUID(at offset: Int) -> UUID {
         UUID(uuid: loadUnaligned(fromByteOffset: offset, as: uuid_t.self))
+    }
+}
+
+extension PostgresError {
+    /// Text (or JSON text) with a NUL byte, which PostgreSQL's text types cannot hold.
+    package static var nulInText: PostgresError {
+        PostgresError(.invalidValue, "text contains a NUL byte (\\u0000), which PostgreSQL cannot store")
     }
 }
