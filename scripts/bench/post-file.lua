@@ -4,15 +4,22 @@
 -- once in all. Once its share is sent a thread asks GET /healthz (cheap) until wrk is stopped:
 -- the script that runs wrk times the load by the rows stored and then stops wrk. (Stopping a wrk
 -- thread from the script would abandon a batch it is still writing.)
+--
+-- The load generator shares the machine with the collector and PostgreSQL, so each thread reads
+-- the file and makes its share of the requests before the clock starts, like recorder-bench
+-- parsing its input first: reading and joining lines while sending cost wrk about a tenth of the
+-- path's CPU (BENCHMARKS.md, "Fourth round"). With READY set, a thread whose requests are made
+-- creates READY.<thread> and waits for the file READY.go before it sends anything, so the
+-- calling script can start its clock then.
 local batch = tonumber(os.getenv("BATCH") or "100")
 local key = os.getenv("KEY") or ""
 local path = os.getenv("FILE") or error("set FILE to the JSONL file to post")
 local thread_count = tonumber(os.getenv("THREADS") or "1")
+local ready = os.getenv("READY")
 local threads = {}
-local next_line
-local exhausted = false
-local batch_index = 0
-local finished = false
+local prepared = {}
+local prepared_count = 0
+local sent = 0
 -- wrk calls request() once on the first thread's state to check the script, and throws that
 -- request away: the first call of each thread must not use up a batch.
 local first_call = true
@@ -22,28 +29,44 @@ function setup(thread)
   table.insert(threads, thread)
 end
 
-function init(args)
-  next_line = io.lines(path)
+local function exists(file)
+  local handle = io.open(file, "r")
+  if handle then handle:close() end
+  return handle ~= nil
 end
 
--- The next batch of this thread, or nil once the file is exhausted.
-local function next_batch()
-  while true do
-    local lines = {}
-    for _ = 1, batch do
-      -- io.lines closes the file at its end; it must not be called again.
-      local line = (not exhausted) and next_line() or nil
-      if line == nil then
-        exhausted = true
-        break
-      end
-      if line ~= "" then lines[#lines + 1] = line end
+function init(args)
+  local headers = { ["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json" }
+  local lines = {}
+  local read = 0  -- lines read, the empty ones included: batch k is lines k * BATCH + 1 ... (k + 1) * BATCH
+  local function finish()
+    if #lines > 0 then
+      prepared[#prepared + 1] = wrk.format("POST", "/v1/batch", headers,
+        '{"events":[' .. table.concat(lines, ",") .. ']}')
+      lines = {}
     end
-    if #lines == 0 then return nil end
-    local mine = batch_index % thread_count == number
-    batch_index = batch_index + 1
-    if mine then return lines end
   end
+  for line in io.lines(path) do
+    local batch_index = math.floor(read / batch)
+    read = read + 1
+    if batch_index % thread_count == number and line ~= "" then lines[#lines + 1] = line end
+    if read % batch == 0 then finish() end
+  end
+  finish()
+  prepared_count = #prepared  -- before the sent requests leave holes in the list
+end
+
+-- wrk runs the threads' init one after the other on its main thread and starts each thread as
+-- soon as its init returns, so the wait for the go file is in the thread's first request.
+local released = ready == nil
+local ffi = require("ffi")
+ffi.cdef("int usleep(unsigned int usec);")
+local function wait_for_go()
+  io.open(ready .. "." .. number, "w"):close()
+  -- usleep through LuaJIT's FFI, not os.execute("sleep"): system() ignores SIGINT while it runs,
+  -- and two threads calling it at once can leave it ignored, so wrk would never stop.
+  while not exists(ready .. ".go") do ffi.C.usleep(10000) end
+  released = true
 end
 
 request = function()
@@ -51,14 +74,14 @@ request = function()
     first_call = false
     return wrk.format("GET", "/healthz")
   end
-  local lines = (not finished) and next_batch() or nil
-  if lines == nil then
-    finished = true
-    return wrk.format("GET", "/healthz")
+  if not released then wait_for_go() end
+  if sent < prepared_count then
+    sent = sent + 1
+    local request = prepared[sent]
+    prepared[sent] = nil  -- the memory goes back as the file is sent
+    return request
   end
-  return wrk.format("POST", "/v1/batch",
-    { ["Authorization"] = "Bearer " .. key, ["Content-Type"] = "application/json" },
-    '{"events":[' .. table.concat(lines, ",") .. ']}')
+  return wrk.format("GET", "/healthz")
 end
 
 -- The summary lines, from the file beside this one (whatever the working folder).
