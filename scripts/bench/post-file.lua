@@ -10,7 +10,8 @@
 -- parsing its input first: reading and joining lines while sending cost wrk about a tenth of the
 -- path's CPU (BENCHMARKS.md, "Fourth round"). With READY set, a thread whose requests are made
 -- creates READY.<thread> and waits for the file READY.go before it sends anything, so the
--- calling script can start its clock then.
+-- calling script can start its clock then; once every batch of the thread is answered it writes
+-- the time to READY.done.<thread>.
 local batch = tonumber(os.getenv("BATCH") or "100")
 local key = os.getenv("KEY") or ""
 local path = os.getenv("FILE") or error("set FILE to the JSONL file to post")
@@ -60,13 +61,40 @@ end
 -- soon as its init returns, so the wait for the go file is in the thread's first request.
 local released = ready == nil
 local ffi = require("ffi")
-ffi.cdef("int usleep(unsigned int usec);")
+ffi.cdef([[
+  int usleep(unsigned int usec);
+  typedef struct { long seconds; long nanoseconds; } bench_timespec;
+  int clock_gettime(int clock, bench_timespec *time);
+]])
+local answered = 0
+
+-- Writes READY.done.<thread>: when this thread's last batch was answered (the wall clock, as
+-- `date +%s.%N`), so the calling script needs no polling of its own to time the load.
+local function write_done()
+  local time = ffi.new("bench_timespec")
+  ffi.C.clock_gettime(0, time)  -- CLOCK_REALTIME
+  local file = io.open(ready .. ".done." .. number, "w")
+  file:write(string.format("%d.%09d\n", tonumber(time.seconds), tonumber(time.nanoseconds)))
+  file:close()
+end
+
 local function wait_for_go()
   io.open(ready .. "." .. number, "w"):close()
   -- usleep through LuaJIT's FFI, not os.execute("sleep"): system() ignores SIGINT while it runs,
   -- and two threads calling it at once can leave it ignored, so wrk would never stop.
   while not exists(ready .. ".go") do ffi.C.usleep(10000) end
   released = true
+  if prepared_count == 0 then write_done() end
+end
+
+-- Every answer to a batch (accepted, or refused with a code) counts; health answers do not.
+response = function(status, headers, body)
+  if ready == nil then return end
+  local start = body:sub(1, 12)
+  if start == '{"accepted":' or start:sub(1, 8) == '{"code":' then
+    answered = answered + 1
+    if answered == prepared_count then write_done() end
+  end
 end
 
 request = function()
