@@ -19,7 +19,11 @@
 # and reingest / ingest (≤ 0.5). Also the CPU each method kept busy per stored event (the whole
 # machine's busy core-seconds: run it on an otherwise idle machine) and the ratio that CPU allows
 # on this many cores (copy time / (CPU / cores)).
-# Usage: bash scripts/bench-write-path.sh [SESSIONS] [CONNECTIONS]   (default 150000 64; BATCH=100)
+# With STATEMENTS=1 the cluster runs pg_stat_statements, and the server's side of each method is
+# printed too: its COPY statements into `events` (calls, rows a call, the seconds the server spent
+# in them, per row), the WAL its statements wrote, and its commits.
+# Usage: bash scripts/bench-write-path.sh [SESSIONS] [CONNECTIONS]   (default 150000 64; BATCH=100,
+#        STATEMENTS=1)
 #   SESSIONS=15000 (about 180,000 events) runs in under two minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,6 +32,37 @@ connections="${2:-64}"
 batch="${BATCH:-100}"
 source scripts/bench/collector.sh
 source scripts/bench/setup.sh
+statements="${STATEMENTS:-}"
+if [ -n "$statements" ]; then
+    psql -Xq "$admin" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
+    "$bin/funnel" db stop --data-dir "$work/postgres" --quiet
+    admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
+    psql -Xq "$admin" -c "CREATE EXTENSION pg_stat_statements"
+fi
+: > "$work/statements.txt"
+# reset_server_side DATABASE, before a method writes into it; server_side METHOD DATABASE, after:
+# appends the server's side of METHOD (its statements and commits since the reset) to the table.
+declare -A commits_before
+commits_of() { psql -XtA "$admin" -c "SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'"; }
+reset_server_side() {
+    [ -n "$statements" ] || return 0
+    psql -XtAq "$admin" -c "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = '$1'), 0)" >/dev/null
+    commits_before[$1]=$(commits_of "$1")
+}
+server_side() {
+    [ -n "$statements" ] || return 0
+    sleep 1  # pg_stat_database is updated at most once a second by a busy backend
+    # psql's \copy sends `COPY  events` (two spaces).
+    psql -XtA -F ' ' "$admin" -c "
+        SELECT coalesce(sum(calls) FILTER (WHERE query ~ '^COPY\\s+events\\s'), 0),
+            coalesce(sum(rows) FILTER (WHERE query ~ '^COPY\\s+events\\s'), 0),
+            coalesce(sum(total_exec_time) FILTER (WHERE query ~ '^COPY\\s+events\\s'), 0) / 1000,
+            coalesce(sum(wal_records), 0), coalesce(sum(wal_bytes), 0) / 1e6, coalesce(sum(wal_fpi), 0)
+        FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$2')" |
+        awk -v m="$1" -v c="$(($(commits_of "$2") - ${commits_before[$2]}))" '{
+            printf "%-28s %7d %10d %9.0f %10.2f %13.2f %12d %8.0f %8d %8d\n", m, $1, $2, ($1 > 0 ? $2 / $1 : 0), $3, ($2 > 0 ? $3 / $2 * 1e6 : 0), $4, $5, $6, c
+        }' >> "$work/statements.txt"
+}
 columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
 session_columns="session_id, user_id, flow_id, flow_version, context, started_at, received_at"
 rows_in() { psql -XtA "$(db_url "$1")" -c "SELECT count(*) FROM events"; }
@@ -40,13 +75,16 @@ lines=$(wc -l < "$work/events.jsonl")
 # funnel ingest, then the same file again.
 fresh bench_ingest
 checkpoint bench_ingest
+reset_server_side bench_ingest
 start=$(now)
 b0=$(busy)
 "$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/ingest.out"
 ingest_s=$(since "$start")
 ingest_cpu=$(busy_since "$b0")
 rows=$(rows_in bench_ingest)
+server_side "funnel ingest" bench_ingest
 checkpoint bench_ingest
+reset_server_side bench_ingest
 start=$(now)
 b0=$(busy)
 "$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/reingest.out"
@@ -60,11 +98,13 @@ psql -Xq "$(db_url bench_ingest)" -c "\\copy (SELECT $columns FROM events) TO '$
 psql -Xq "$(db_url bench_ingest)" -c "\\copy (SELECT $session_columns FROM sessions) TO '$work/sessions.bin' (FORMAT binary)"
 fresh bench_copy
 checkpoint bench_copy
+reset_server_side bench_copy
 start=$(now)
 b0=$(busy)
 psql -Xq "$(db_url bench_copy)" -c "\\copy events ($columns) FROM '$work/events.bin' (FORMAT binary)"
 copy_s=$(since "$start")
 copy_cpu=$(busy_since "$b0")
+server_side "psql \\copy binary (limit)" bench_copy
 fresh bench_copy_all
 checkpoint bench_copy_all
 start=$(now)
@@ -78,14 +118,17 @@ rm -f "$work/events.bin" "$work/sessions.bin"
 # The EventRecorder API.
 fresh bench_recorder
 checkpoint bench_recorder
+reset_server_side bench_recorder
 b0=$(busy)
 "$bin/recorder-bench" --input "$work/events.jsonl" --database-url "$(db_url bench_recorder)" > "$work/recorder.out"
 recorder_cpu=$(busy_since "$b0")  # includes reading the file before its clock starts
+server_side "EventRecorder API" bench_recorder
 recorder_s=$(awk '/^recorded/ { for (i = 1; i < NF; i++) if ($i == "seconds") print $(i + 1) }' "$work/recorder.out")
 
 # The collector.
 fresh bench_serve
 checkpoint bench_serve
+reset_server_side bench_serve
 start_collector bench_serve "$work/spool"
 # wrk sends the file once, then only health checks.
 wrk_pid=""
@@ -127,6 +170,7 @@ kill -INT "$wrk_pid" 2>/dev/null || true
 wait "$wrk_pid" || true
 wrk_pid=""
 stop_collector
+server_side "funnel serve ($connections conn.)" bench_serve
 serve_rows=$(rows_in bench_serve)
 grep -E '^requests|^latency' "$work/wrk.out" || true
 
@@ -148,4 +192,10 @@ row "funnel serve ($connections conn.)" "$serve_s" "$serve_cpu"
 awk -v r="$reingest_s" -v i="$ingest_s" -v b="$reingest_cpu" -v n="$rows" 'BEGIN {
     printf "%-28s %10.2f %12s %9.2fx of the first ingest (goal <= 0.50) %6.2f\n", "funnel ingest, again", r, "", r / i, b / n * 1e6 }'
 [ "$rows_after" = "$rows" ] && [ "$serve_rows" = "$rows" ] || echo "ROW COUNTS DIFFER" >&2
+if [ -n "$statements" ]; then
+    printf '\nThe server side (pg_stat_statements): COPY into events, and every statement of the method\n'
+    printf '%-28s %7s %10s %9s %10s %13s %12s %8s %8s %8s\n' method COPYs rows rows/COPY "server s" "server us/row" \
+        "WAL records" "WAL MB" "WAL FPI" commits
+    cat "$work/statements.txt"
+fi
 echo "load after: $(uptime)"
