@@ -12,13 +12,7 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("discovery")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = folder.appendingPathComponent("spotlight.jsonl").path
-        let generated = try await FunnelProcess.run([
-            "generate", "--scenario", "spotlight", "--sessions", "3000", "--seed", "7", "--out", data, "--workers", "1",
-        ])
-        #expect(generated.status == 0)
-        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
-        #expect(ingested.status == 0)
+        try await FunnelProcess.generateAndIngest("spotlight", sessions: 3_000, seed: 7, into: folder, url: url)
 
         let discovery = try await FunnelProcess.run(["discovery", "--database-url", url, "--format", "json", "--quiet"])
         #expect(discovery.status == 0)

@@ -13,16 +13,10 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("experiment")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = folder.appendingPathComponent("health.jsonl").path
         // The treatment lowers the drop probability at consent by 0.10: short-copy must complete
         // consent more often than control.
-        let generated = try await FunnelProcess.run([
-            "generate", "--scenario", "health-study", "--sessions", "6000", "--seed", "11", "--effect=-0.10",
-            "--out", data, "--workers", "1",
-        ])
-        #expect(generated.status == 0)
-        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
-        #expect(ingested.status == 0)
+        try await FunnelProcess.generateAndIngest(
+            "health-study", sessions: 6_000, seed: 11, arguments: ["--effect=-0.10"], into: folder, url: url)
 
         let run = try await FunnelProcess.run([
             "experiment", "consent-copy", "--metric", "step:consent", "--metric", "completion", "--format", "json",
@@ -90,13 +84,8 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("experiment-sequential")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = folder.appendingPathComponent("health.jsonl").path
-        let generated = try await FunnelProcess.run([
-            "generate", "--scenario", "health-study", "--sessions", "6000", "--seed", "12", "--effect=-0.10",
-            "--out", data, "--workers", "1",
-        ])
-        #expect(generated.status == 0)
-        #expect(try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"]).status == 0)
+        try await FunnelProcess.generateAndIngest(
+            "health-study", sessions: 6_000, seed: 12, arguments: ["--effect=-0.10"], into: folder, url: url)
 
         let run = try await FunnelProcess.run([
             "experiment", "consent-copy", "--metric", "step:consent", "--sequential", "--tuning", "4000", "--format",

@@ -81,16 +81,6 @@ import Testing
             """, [.int64(Int64(sessions))])
     }
 
-    static func generate(_ sessions: Int, seed: Int, into folder: URL) async throws -> String {
-        let data = folder.appendingPathComponent("health.jsonl").path
-        let generated = try await FunnelProcess.run([
-            "generate", "--scenario", "health-study", "--sessions", String(sessions), "--seed", String(seed),
-            "--out", data, "--workers", "1", "--quiet",
-        ])
-        #expect(generated.status == 0, "\(generated.errors)")
-        return data
-    }
-
     static func reportOutputs(url: String) async throws -> [String] {
         var outputs: [String] = []
         for arguments in reports {
@@ -107,7 +97,7 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("reorder")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = try await Self.generate(1_500, seed: 16, into: folder)
+        let data = try await FunnelProcess.generate("health-study", sessions: 1_500, seed: 16, into: folder)
         let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
         #expect(ingested.status == 0, "\(ingested.errors)")
         try await TestDatabase.withConnection(configuration) {
@@ -188,7 +178,7 @@ import Testing
         #expect(added.status == 0, "\(added.errors)")
         let folder = try TestDatabase.temporaryFolder("reorder-shards")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = try await Self.generate(300, seed: 17, into: folder)
+        let data = try await FunnelProcess.generate("health-study", sessions: 300, seed: 17, into: folder)
         let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", coordinatorURL, "--quiet"])
         #expect(ingested.status == 0, "\(ingested.errors)")
         let (shardPartitions, orderBefore, contentsBefore) = try await TestDatabase.withConnection(shard) {

@@ -107,12 +107,7 @@ import Testing
         defer { second.stop() }
         let folder = try TestDatabase.temporaryFolder("outage-ingest")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = folder.appendingPathComponent("events.jsonl").path
-        let generated = try await FunnelProcess.run([
-            "generate", "--scenario", "health-study", "--sessions", "300", "--seed", "37", "--out", data,
-            "--workers", "1", "--quiet",
-        ])
-        #expect(generated.status == 0)
+        let data = try await FunnelProcess.generate("health-study", sessions: 300, seed: 37, into: folder)
         let url = TestDatabase.url(of: coordinator)
 
         try second.halt()

@@ -76,14 +76,8 @@ import Testing
 
         // Health-study sessions (experiment, users with several sessions) and spotlight ones (highlights).
         var files: [String] = []
-        for (scenario, sessions, seed) in [("health-study", "1500", "23"), ("spotlight", "800", "29")] {
-            let path = folder.appendingPathComponent("\(scenario).jsonl").path
-            let generated = try await FunnelProcess.run([
-                "generate", "--scenario", scenario, "--sessions", sessions, "--seed", seed, "--out", path,
-                "--workers", "1", "--quiet",
-            ])
-            #expect(generated.status == 0, "\(generated.errors)")
-            files.append(path)
+        for (scenario, sessions, seed) in [("health-study", 1500, 23), ("spotlight", 800, 29)] {
+            files.append(try await FunnelProcess.generate(scenario, sessions: sessions, seed: seed, into: folder))
         }
 
         // Two shards; the second URL carries a password (the trust-authenticated cluster ignores it),

@@ -13,13 +13,7 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("simulate")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = folder.appendingPathComponent("health.jsonl").path
-        #expect(
-            try await FunnelProcess.run([
-                "generate", "--scenario", "health-study", "--sessions", "5000", "--seed", "5", "--out", data,
-                "--workers", "1",
-            ]).status == 0)
-        #expect(try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"]).status == 0)
+        try await FunnelProcess.generateAndIngest("health-study", sessions: 5_000, seed: 5, into: folder, url: url)
 
         let baseline = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
         var candidate = ExampleFlows.healthStudy

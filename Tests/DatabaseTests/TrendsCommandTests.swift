@@ -11,14 +11,8 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("trends")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = folder.appendingPathComponent("health.jsonl").path
         let sessions = 3_000
-        #expect(
-            try await FunnelProcess.run([
-                "generate", "--scenario", "health-study", "--sessions", String(sessions), "--seed", "18", "--out",
-                data, "--workers", "1",
-            ]).status == 0)
-        #expect(try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"]).status == 0)
+        try await FunnelProcess.generateAndIngest("health-study", sessions: sessions, seed: 18, into: folder, url: url)
         let flow = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
 
         let run = try await FunnelProcess.run([
