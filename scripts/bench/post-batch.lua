@@ -25,7 +25,7 @@ end
 
 function init(args)
   thread_number = number
-  if batch < 1 or batch > 4096 then error("BATCH must be 1 to 4096") end
+  if batch < 1 or batch > 4095 then error("BATCH must be 1 to 4095 (three hex digits of the id)") end
   local n = 1
   local function add(piece) pieces[n] = piece; n = n + 1; return n - 1 end
   add('{"sent_at":"'); stamp_at[0] = add("")
