@@ -26,7 +26,7 @@ public struct ShardForeignTables: Sendable {
                 "SELECT srvname::text AS name FROM pg_foreign_server WHERE srvname LIKE 'onboardmetrics_shard_%'")
             for server in servers {
                 guard let name = server["name"].string else { continue }
-                try connection.query("DROP SERVER \(Self.identifier(name)) CASCADE")
+                try connection.query("DROP SERVER \(PostgresConnection.quotedIdentifier(name)) CASCADE")
             }
             guard topology.isSharded else { return }
             try connection.query(
@@ -83,11 +83,7 @@ public struct ShardForeignTables: Sendable {
     /// `key 'value', ...` with values quoted as SQL literals (options cannot be parameters).
     private static func optionList(_ options: [String: String]) -> String {
         options.keys.sorted().map { key in
-            "\(identifier(key)) '\((options[key] ?? "").replacingOccurrences(of: "'", with: "''"))'"
+            "\(PostgresConnection.quotedIdentifier(key)) '\((options[key] ?? "").replacingOccurrences(of: "'", with: "''"))'"
         }.joined(separator: ", ")
-    }
-
-    private static func identifier(_ name: String) -> String {
-        PostgresConnection.quotedIdentifier(name)
     }
 }
