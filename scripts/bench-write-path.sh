@@ -14,7 +14,7 @@
 #   serve      `funnel serve --rate-limit 0` loaded by wrk (scripts/bench/post-file.lua) posting
 #              the file as native batches of BATCH events on CONNECTIONS connections, each answered
 #              once committed; timed from when wrk has its requests made (it reads the file first,
-#              as recorder-bench parses its input first) until every row is stored
+#              as recorder-bench parses its input first) until every batch is answered
 # Prints seconds, events/s and each rate as a share of both copies' (≥ 0.95 is issue 16's goal),
 # and reingest / ingest (≤ 0.5). Also the CPU each method kept busy per stored event (the whole
 # machine's busy core-seconds: run it on an otherwise idle machine) and the ratio that CPU allows

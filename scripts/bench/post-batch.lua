@@ -16,7 +16,6 @@ local pieces = {}
 -- Where each event's changing pieces sit in `pieces`: prefix (time and thread), request number,
 -- session, timestamp.
 local prefix_at, request_at, session_at, stamp_at = {}, {}, {}, {}
-local body_end
 
 function setup(thread)
   thread:set("number", #threads + 1)
@@ -42,7 +41,7 @@ function init(args)
     stamp_at[i] = add("")
     add(string.format('","properties":{"i":%d}}', i))
   end
-  body_end = add("]}")
+  add("]}")
 end
 
 local last_second, prefix, stamp = -1, "", ""

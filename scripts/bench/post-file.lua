@@ -2,8 +2,8 @@
 -- the wire format, resends included) as native batches of BATCH lines. With THREADS wrk threads,
 -- thread i sends batches i, i + THREADS, i + 2 * THREADS, ... of the file, so the file is sent
 -- once in all. Once its share is sent a thread asks GET /healthz (cheap) until wrk is stopped:
--- the script that runs wrk times the load by the rows stored and then stops wrk. (Stopping a wrk
--- thread from the script would abandon a batch it is still writing.)
+-- the script that runs wrk times the load and then stops wrk. (Stopping a wrk thread from the
+-- script would abandon a batch it is still writing.)
 --
 -- The load generator shares the machine with the collector and PostgreSQL, so each thread reads
 -- the file and makes its share of the requests before the clock starts, like recorder-bench
