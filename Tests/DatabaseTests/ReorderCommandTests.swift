@@ -6,7 +6,9 @@ import Testing
 /// `funnel reorder` end to end: generated health-study sessions are ingested (rows in the heap in
 /// batch order), some whole sessions are copied five years back in shuffled order (they land in
 /// the default partition), and the command runs as a user would run it. Every row stays, each
-/// partition's heap ends up in primary-key order, and reports print the same bytes.
+/// partition's heap ends up in primary-key order, and reports print the same bytes; partitions
+/// already in order are left as they are, judged by a measure the tests check against an exact
+/// count over every row.
 @Suite struct ReorderCommandTests {
     static let flowFile = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
     static let reports: [[String]] = [
@@ -45,6 +47,40 @@ import Testing
             ordered[name] = row?["ordered"].bool
         }
         return ordered
+    }
+
+    /// Exactly how often a read of each non-empty partition in key order moves to another heap
+    /// page, per row: every row in key order against the previous one (the command samples).
+    static func exactPageSwitchesPerRow(on connection: PostgresConnection) throws -> [String: Double] {
+        var switches: [String: Double] = [:]
+        for name in try partitions(on: connection).keys {
+            let row = try connection.query(
+                """
+                SELECT count(*) AS rows, count(*) FILTER (WHERE previous IS NOT NULL AND block <> previous) AS switches
+                FROM (
+                    SELECT (ctid::text::point)[0] AS block,
+                           lag((ctid::text::point)[0]) OVER (ORDER BY event_id, session_id) AS previous
+                    FROM \(PostgresConnection.quotedIdentifier(name))
+                ) blocks
+                """
+            ).first
+            if let rows = row?["rows"].int, rows > 1, let count = row?["switches"].int {
+                switches[name] = Double(count) / Double(rows - 1)
+            }
+        }
+        return switches
+    }
+
+    /// Each partition's file node: `CLUSTER` writes a new one, so it changes exactly when the
+    /// partition was rewritten.
+    static func fileNodes(on connection: PostgresConnection) throws -> [String: Int] {
+        let rows = try connection.query(
+            """
+            SELECT c.relname::text AS name, c.relfilenode::int8 AS node
+            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
+            WHERE i.inhparent = 'events'::regclass
+            """)
+        return Dictionary(uniqueKeysWithValues: rows.map { ($0["name"].string ?? "", $0["node"].int ?? -1) })
     }
 
     /// Row count, distinct ids, and a digest of every row's text in key order.
@@ -121,12 +157,14 @@ import Testing
         #expect(orderBefore["events_2026_01"] == false)
         let reportsBefore = try await Self.reportOutputs(url: url)
 
-        let run = try await FunnelProcess.run(["reorder", "--format", "json", "--database-url", url])
+        let run = try await FunnelProcess.run(["reorder", "--all", "--format", "json", "--database-url", url])
         #expect(run.status == 0, "\(run.errors)")
         let summary = try JSONDecoder().decode(ReorderSummary.self, from: Data(run.output.utf8))
         #expect(Set(summary.partitions.map(\.name)) == Set(partitions.keys))
         #expect(summary.partitions.count == partitions.count)
+        #expect(summary.reorderedCount == partitions.count)
         for partition in summary.partitions {
+            #expect(partition.reordered, "\(partition.name)")
             #expect(partition.index == partitions[partition.name], "\(partition.name)")
             #expect(partition.isDefault == (partition.name == "events_default"))
             #expect(partition.shard == nil && partition.schema == "public")
@@ -136,11 +174,16 @@ import Testing
         #expect(String(summary.rows) == contentsBefore[0])
         // Keys of the JSON are stable snake_case, with totals.
         let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
-        #expect(Set(object.keys) == ["partitions", "seconds", "rows", "bytes_before", "bytes_after"])
-        let first = try #require((object["partitions"] as? [[String: Any]])?.first)
         #expect(
-            Set(first.keys) == [
-                "schema", "name", "index", "is_default", "rows", "bytes_before", "bytes_after", "seconds",
+            Set(object.keys) == [
+                "partitions", "seconds", "rows", "reordered_partitions", "bytes_before", "bytes_after",
+            ])
+        let entries = try #require(object["partitions"] as? [[String: Any]])
+        let defaultEntry = try #require(entries.first { $0["name"] as? String == "events_default" })
+        #expect(
+            Set(defaultEntry.keys) == [
+                "schema", "name", "index", "is_default", "reordered", "page_switches_per_row", "rows", "bytes_before",
+                "bytes_after", "seconds",
             ])
         // One progress line per partition on stderr, naming it.
         let progress = run.errors.split(separator: "\n").filter { $0.hasPrefix("reordered ") }
@@ -157,13 +200,73 @@ import Testing
         #expect(try await Self.reportOutputs(url: url) == reportsBefore)
 
         // Again, quietly, in text: nothing on stderr, a total on stdout, still in order.
-        let again = try await FunnelProcess.run(["reorder", "--quiet", "--database-url", url])
+        let again = try await FunnelProcess.run(["reorder", "--all", "--quiet", "--database-url", url])
         #expect(again.status == 0, "\(again.errors)")
         #expect(again.errors.isEmpty, "\(again.errors)")
-        #expect(again.output.contains("reordered \(partitions.count) partitions (\(contentsBefore[0]) rows)"))
+        #expect(
+            again.output.contains(
+                "reordered \(partitions.count) of \(partitions.count) partitions (\(contentsBefore[0]) rows)"))
         #expect(again.output.contains("events_default_pkey"))
         let orderAgain = try await TestDatabase.withConnection(configuration) { try Self.heapInKeyOrder(on: $0) }
         #expect(orderAgain.values.allSatisfy { $0 })
+    }
+
+    @Test func partitionsAlreadyInOrderAreLeftAsTheyAre() async throws {
+        let configuration = try await TestDatabase.migrated("reorder_skip")
+        let url = TestDatabase.url(of: configuration)
+        let folder = try TestDatabase.temporaryFolder("reorder-skip")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // One ingest batch, sorted by id before it is written: its partitions are in key order but
+        // for the resent events. The shuffled copy makes the default partition one page a row.
+        let data = try await FunnelProcess.generate("health-study", sessions: 1_500, seed: 18, into: folder)
+        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
+        #expect(ingested.status == 0, "\(ingested.errors)")
+        let (exact, nodesBefore, contentsBefore) = try await TestDatabase.withConnection(configuration) {
+            try Self.copySessionsIntoTheDefaultPartition(60, on: $0)
+            return (
+                try Self.exactPageSwitchesPerRow(on: $0), try Self.fileNodes(on: $0), try Self.contents(on: $0)
+            )
+        }
+        // The situation this test needs: some partitions in order, one far from it.
+        #expect((exact["events_default"] ?? 0) > 0.5, "\(exact)")
+        #expect(exact.values.filter { $0 < 0.05 }.count >= 1, "\(exact)")
+
+        let run = try await FunnelProcess.run(["reorder", "--format", "json", "--database-url", url])
+        #expect(run.status == 0, "\(run.errors)")
+        let summary = try JSONDecoder().decode(ReorderSummary.self, from: Data(run.output.utf8))
+        let nodesAfter = try await TestDatabase.withConnection(configuration) { try Self.fileNodes(on: $0) }
+        #expect(summary.partitions.count == nodesBefore.count)
+        for partition in summary.partitions {
+            let name = partition.name
+            if let exactSwitches = exact[name] {
+                // The sampled measure agrees with the exact count, and decides by it.
+                let measured = try #require(partition.pageSwitchesPerRow, "\(name)")
+                #expect(abs(measured - exactSwitches) < 0.05, "\(name): \(measured) against \(exactSwitches)")
+                #expect(partition.reordered == (exactSwitches > 0.1), "\(name): \(exactSwitches)")
+            } else {
+                #expect(partition.pageSwitchesPerRow == nil && !partition.reordered, "\(name)")
+            }
+            // A partition left alone keeps its file; a rewritten one has a new one.
+            #expect((nodesAfter[name] != nodesBefore[name]) == partition.reordered, "\(name)")
+            #expect(partition.reordered || (partition.rows == 0 && partition.bytesAfter == partition.bytesBefore))
+        }
+        #expect(summary.partitions.first { $0.name == "events_default" }?.reordered == true)
+        #expect(summary.reorderedCount == summary.partitions.filter(\.reordered).count)
+        #expect(summary.reorderedCount >= 1 && summary.reorderedCount < summary.partitions.count)
+        #expect(run.errors.contains("reordered events_default ("), "\(run.errors)")
+        #expect(run.errors.contains("in order already"), "\(run.errors)")
+        #expect(run.errors.contains("empty"), "\(run.errors)")
+
+        // Now every partition is in order: a second run rewrites none.
+        let again = try await FunnelProcess.run(["reorder", "--database-url", url, "--quiet"])
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(again.output.contains("reordered 0 of \(nodesBefore.count) partitions (0 rows)"), "\(again.output)")
+        let (nodesAgain, exactAgain, contentsAfter) = try await TestDatabase.withConnection(configuration) {
+            (try Self.fileNodes(on: $0), try Self.exactPageSwitchesPerRow(on: $0), try Self.contents(on: $0))
+        }
+        #expect(nodesAgain == nodesAfter)
+        #expect(exactAgain.values.allSatisfy { $0 < 0.05 }, "\(exactAgain)")
+        #expect(contentsAfter == contentsBefore)
     }
 
     @Test func onACoordinatorEveryShardIsReorderedAndNoPasswordIsPrinted() async throws {
@@ -188,7 +291,9 @@ import Testing
         #expect(orderBefore["events_default"] == false)
         #expect((Int(contentsBefore[0]) ?? 0) > 3_000)
 
-        let run = try await FunnelProcess.run(["reorder", "--format", "json", "--database-url", coordinatorURL])
+        let run = try await FunnelProcess.run([
+            "reorder", "--all", "--format", "json", "--database-url", coordinatorURL,
+        ])
         #expect(run.status == 0, "\(run.errors)")
         #expect(!run.output.contains("s3cr3t") && !run.errors.contains("s3cr3t"))
         let summary = try JSONDecoder().decode(ReorderSummary.self, from: Data(run.output.utf8))
