@@ -5,16 +5,25 @@
 # with and without the event-id order the report asks for, and (b) one SQL statement that computes the
 # same funnel inside PostgreSQL (scripts/bench/health-study-funnel.sql). Also checks that (b) and
 # the report agree, and records the report's peak memory.
-# Usage: bash scripts/bench-report.sh [EVENTS ...]     (default: 1000000 3000000 10000000)
+# The table's physical order decides what the report's ordered read costs (BENCHMARKS.md, issue
+# 16), so ORDER picks how the events are stored:
+#   file      (default) the generated file as it is, session by session: a bulk load of history;
+#   arrival   the file sorted by received_at first, the order a collector stores live traffic in
+#             (late events, resends and clock skew included);
+#   reordered the file as it is, then `funnel reorder`.
+# Usage: [ORDER=file|arrival|reordered] bash scripts/bench-report.sh [EVENTS ...]
+#        (default: 1000000 3000000 10000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+order="${ORDER:-file}"
+case "$order" in file | arrival | reordered) ;; *) echo "ORDER must be file, arrival or reordered" >&2; exit 64 ;; esac
 sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(1000000 3000000 10000000)
 
 source scripts/bench/setup.sh
 columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetrics/Analysis/SessionReader.swift | head -1)"
 report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
-echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   report end $report_end"
+echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   report end $report_end   order $order"
 results=()
 for events in "${sizes[@]}"; do
     db="bench_report_$events"
@@ -23,8 +32,15 @@ for events in "${sizes[@]}"; do
     # health-study averages about 11.9 events per session.
     sessions=$(( events * 10 / 119 ))
     "$bin/funnel" generate --scenario health-study --sessions "$sessions" --seed 42 --out "$work/events.jsonl" >/dev/null
+    if [ "$order" = arrival ]; then
+        # A stable sort on the received_at text (every line has it; ISO 8601 in UTC sorts as time).
+        LC_ALL=C awk '{ i = index($0, "\"received_at\":\""); print substr($0, i + 15, 24) "\t" $0 }' "$work/events.jsonl" |
+            LC_ALL=C sort -s -t "$(printf '\t')" -k1,1 -S 25% | cut -f2- > "$work/arrival.jsonl"
+        mv "$work/arrival.jsonl" "$work/events.jsonl"
+    fi
     "$bin/funnel" ingest "$work/events.jsonl" --database-url "$url" --quiet >/dev/null
     rm -f "$work/events.jsonl" "$work/events.params.json" "$work/events.jsonl.rejects"
+    [ "$order" != reordered ] || "$bin/funnel" reorder --database-url "$url" --quiet >/dev/null
     psql -q "$url" -c "VACUUM ANALYZE events"
     rows=$(psql -tA "$url" -c "SELECT count(*) FROM events")
 
