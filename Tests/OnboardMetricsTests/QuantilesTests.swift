@@ -18,5 +18,51 @@ import Testing
 
     @Test func emptySampleHasNoQuantile() {
         #expect(Quantiles.quantile([], 0.5) == nil)
+        #expect(Quantiles.quantiles([], [0.5, 0.9]) == [nil, nil])
+        let summary = DurationSummary([])
+        #expect(summary.count == 0 && summary.median == nil && summary.p90 == nil)
+    }
+
+    static let levels = [0, 0.01, 0.1, 0.25, 0.5, 0.75, 0.9, 0.99, 1]
+
+    /// Samples of every shape selection has trouble with: duplicates, runs already in order or
+    /// reversed, organ pipes, alternations, one value repeated.
+    static func samples() -> [(String, [Double])] {
+        var random = SplitMix64(seed: 16)
+        var samples: [(String, [Double])] = []
+        for count in [1, 2, 3, 4, 5, 7, 8, 16, 31, 100, 257, 1_000, 10_001] {
+            samples.append(("random \(count)", (0..<count).map { _ in Double(random.next() % 1_000_000) / 1000 }))
+            samples.append(("few values \(count)", (0..<count).map { _ in Double(random.next() % 4) }))
+            samples.append(("ascending \(count)", (0..<count).map(Double.init)))
+            samples.append(("descending \(count)", (0..<count).reversed().map(Double.init)))
+            samples.append(("organ pipe \(count)", (0..<count).map { Double(min($0, count - $0)) }))
+            samples.append(("alternating \(count)", (0..<count).map { $0 % 2 == 0 ? Double($0) : -Double($0) }))
+            samples.append(("constant \(count)", Array(repeating: 2.5, count: count)))
+        }
+        return samples
+    }
+
+    /// Selection against the second method, sorting the whole sample: the same values exactly.
+    @Test func selectionGivesTheValuesSortingGives() throws {
+        for (name, sample) in Self.samples() {
+            let sorted = sample.sorted()
+            let selected = Quantiles.quantiles(sample, Self.levels)
+            #expect(selected == Self.levels.map { Quantiles.quantile(sorted: sorted, $0) }, "\(name)")
+            let summary = DurationSummary(sample)
+            #expect(summary.count == sample.count)
+            #expect(summary.median == Quantiles.quantile(sorted: sorted, 0.5), "\(name)")
+            #expect(summary.p90 == Quantiles.quantile(sorted: sorted, 0.9), "\(name)")
+        }
+    }
+
+    /// The levels may come in any order and repeat; each answer stays with its level.
+    @Test func levelsInAnyOrder() throws {
+        let sample: [Double] = [3, 1, 4, 1, 5, 9, 2, 6]
+        let answers = Quantiles.quantiles(sample, [0.9, 0.5, 0.9, 0])
+        #expect(answers.count == 4)
+        #expect(abs((answers[0] ?? 0) - 6.9) < 1e-9)
+        #expect(abs((answers[1] ?? 0) - 3.5) < 1e-9)
+        #expect(answers[2] == answers[0])
+        #expect(answers[3] == 1)
     }
 }

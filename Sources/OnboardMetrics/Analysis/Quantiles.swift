@@ -3,7 +3,7 @@
 public enum Quantiles {
     /// The `q`-quantile (0...1) of `values`; `nil` for an empty sample.
     public static func quantile(_ values: [Double], _ q: Double) -> Double? {
-        quantile(sorted: values.sorted(), q)
+        quantiles(values, [q])[0]
     }
 
     /// The `q`-quantile of values already sorted ascending.
@@ -27,9 +27,9 @@ public struct DurationSummary: Sendable, Hashable, Codable {
 
     /// Summarizes durations in seconds.
     public init(_ seconds: [Double]) {
-        let sorted = seconds.sorted()
-        count = sorted.count
-        median = Quantiles.quantile(sorted: sorted, 0.5)
-        p90 = Quantiles.quantile(sorted: sorted, 0.9)
+        let quantiles = Quantiles.quantiles(seconds, [0.5, 0.9])
+        count = seconds.count
+        median = quantiles[0]
+        p90 = quantiles[1]
     }
 }

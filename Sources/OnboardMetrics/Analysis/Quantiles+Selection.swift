@@ -1,0 +1,83 @@
+extension Quantiles {
+    /// The `q`-quantiles (each 0...1) of `values`, in the order asked; all `nil` for an empty
+    /// sample. The same values as ``quantile(sorted:_:)`` after sorting, found without sorting:
+    /// type 7 interpolates between two order statistics, and those are selected in place on a
+    /// copy (Hoare's selection with three-way partitions, linear on average).
+    ///
+    /// Why not sort: a report's last step summarizes every step's durations, millions of them at
+    /// 10M events, after the read has ended; sorting them was about a second of a 13.5 s report
+    /// in which nothing else ran (BENCHMARKS.md, issue 16).
+    public static func quantiles(_ values: [Double], _ qs: [Double]) -> [Double?] {
+        guard !values.isEmpty else { return qs.map { _ in nil } }
+        let last = values.count - 1
+        func lower(_ q: Double) -> Int { max(0, min(last, Int((q * Double(last)).rounded(.down)))) }
+        var ranks = Set<Int>()
+        for q in qs {
+            ranks.insert(lower(q))
+            ranks.insert(min(lower(q) + 1, last))
+        }
+        var work = values
+        work.withUnsafeMutableBufferPointer { buffer in
+            // Once rank r is in place, everything after it is at least as large: the next rank is
+            // selected from there on.
+            var start = 0
+            for rank in ranks.sorted() {
+                select(rank, in: buffer, from: start)
+                start = rank + 1
+            }
+        }
+        return qs.map { q in
+            let position = q * Double(last)
+            let low = lower(q)
+            let high = min(low + 1, last)
+            return work[low] + (work[high] - work[low]) * (position - Double(low))
+        }
+    }
+
+    /// Puts the element of rank `k` (0-based, among `buffer[start...]`) at index `k`, the smaller
+    /// ones before it and the larger after it. Partitions stop being tried after a budget of
+    /// about three times log2 of the count, and the rest is sorted: a sample made to defeat the
+    /// median-of-three pivot costs no more than a sort.
+    private static func select(_ k: Int, in buffer: UnsafeMutableBufferPointer<Double>, from start: Int) {
+        var low = start
+        var high = buffer.count - 1
+        var budget = 3 * (Int.bitWidth - buffer.count.leadingZeroBitCount) + 8
+        while high > low {
+            guard budget > 0 else {
+                var rest = UnsafeMutableBufferPointer(rebasing: buffer[low...high])
+                rest.sort()
+                return
+            }
+            budget -= 1
+            let a = buffer[low]
+            let b = buffer[low + (high - low) / 2]
+            let c = buffer[high]
+            let pivot = max(min(a, b), min(max(a, b), c))
+            // Dijkstra's three-way partition: [low, less) < pivot, [less, index) == pivot,
+            // (greater, high] > pivot. Many equal durations (whole seconds) fall in the middle.
+            var less = low
+            var index = low
+            var greater = high
+            while index <= greater {
+                let value = buffer[index]
+                if value < pivot {
+                    buffer.swapAt(less, index)
+                    less += 1
+                    index += 1
+                } else if value > pivot {
+                    buffer.swapAt(index, greater)
+                    greater -= 1
+                } else {
+                    index += 1
+                }
+            }
+            if k < less {
+                high = less - 1
+            } else if k > greater {
+                low = greater + 1
+            } else {
+                return
+            }
+        }
+    }
+}
