@@ -106,12 +106,13 @@ public struct SessionGrouper {
     }
 
     /// Adds an event; `userID` is asked for only when the event opens a session.
+    /// The event is consumed: it moves into its session's events without a copy (each copy of an
+    /// event retains its strings and properties, a few percent of a report's CPU).
     mutating func add(
-        sessionID: UUID, userID: () -> String, streamTime: Int64, event: RecordedEvent, clockOffset: Int64?,
+        sessionID: UUID, userID: () -> String, streamTime: Int64, event: consuming RecordedEvent, clockOffset: Int64?,
         emit: (RecordedSession) throws -> Void
     ) rethrows {
         var sessionID = sessionID
-        var event = event
         if DerivedSessionID.isStream(sessionID) {
             (sessionID, event.seq) = derived.session(stream: sessionID, time: streamTime)
         }
@@ -152,9 +153,11 @@ public struct SessionGrouper {
         }
         lastSessionID = sessionID
         lastSlot = slot
+        let ends = event.kind == .flowCompleted || event.kind == .flowAbandoned
+        let endedFlow = ends ? event.flowID : nil
         Self.append(event, streamTime: streamTime, to: &builders[slot])
-        if closeFinishedAfter != nil, event.kind == .flowCompleted || event.kind == .flowAbandoned,
-            event.flowID == nil || event.flowID == builders[slot].flowID, !builders[slot].finished
+        if closeFinishedAfter != nil, ends, endedFlow == nil || endedFlow == builders[slot].flowID,
+            !builders[slot].finished
         {
             builders[slot].finished = true
             finishedExpiry.push(.init(slot: slot, sessionID: sessionID, time: streamTime))
@@ -180,7 +183,7 @@ public struct SessionGrouper {
         }
     }
 
-    private static func append(_ event: RecordedEvent, streamTime: Int64, to builder: inout Builder) {
+    private static func append(_ event: consuming RecordedEvent, streamTime: Int64, to builder: inout Builder) {
         if event.kind == .sessionStarted {
             if case .object(let context) = event.properties["context"] { builder.context = context }
             if let flowID = event.flowID { builder.flowID = flowID }
@@ -189,7 +192,7 @@ public struct SessionGrouper {
             builder.flowID = event.flowID
             builder.flowVersion = event.flowVersion
         }
-        builder.events.append(event)
+        builder.events.append(consume event)
         if streamTime > builder.lastStreamTime { builder.lastStreamTime = streamTime }
     }
 

@@ -108,7 +108,7 @@ public struct SessionReader: Sendable {
             }
             let (streamTime, event, offset) = try decoder.decode(row)
             try grouper.add(
-                sessionID: sessionID, userID: { row.text(2) ?? "" }, streamTime: streamTime, event: event,
+                sessionID: sessionID, userID: { row.text(2) ?? "" }, streamTime: streamTime, event: consume event,
                 clockOffset: offset
             ) { session in
                 statistics.sessions += 1
