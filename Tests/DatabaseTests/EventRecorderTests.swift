@@ -60,6 +60,47 @@ import Testing
         #expect(counts.distinct == 20_000)
     }
 
+    /// Transactions this database rolled back, once every other backend of it has gone (a
+    /// backend reports its counts when it exits).
+    static func rollbacks(_ configuration: PostgresConfiguration) async throws -> Int {
+        try await TestDatabase.withConnection(configuration) { connection in
+            for _ in 0..<100 {
+                let others = try connection.query(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                ).first?["n"].int
+                if others == 0 { break }
+                Thread.sleep(forTimeInterval: 0.05)
+            }
+            try connection.query("SELECT pg_stat_clear_snapshot()")
+            return try connection.query(
+                "SELECT xact_rollback AS n FROM pg_stat_database WHERE datname = current_database()"
+            ).first?["n"].int ?? -1
+        }
+    }
+
+    /// A resend that lands in the batch after its original's (an app resending across two
+    /// requests) is found by a probe of the primary key, not by a COPY that fails and rolls back.
+    @Test func aResendInTheNextBatchIsProbedNotFoundByAFailedCopy() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_resend_split")
+        let events = SampleEvents.make(sessions: 20, perSession: 10, seed: 5)
+        var recorderConfiguration = Self.recorderConfiguration(configuration, spool: nil)
+        recorderConfiguration.writeConnections = 1
+        let before = try await Self.rollbacks(configuration)
+        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        // Ten batches, each after the first opening with the last event of the one before.
+        for start in stride(from: 0, to: events.count, by: 20) {
+            if start > 0 { try recorder.record(events[start - 1]) }
+            for event in events[start..<(start + 20)] { try recorder.record(event) }
+            #expect(await recorder.flush())
+        }
+        let counters = await recorder.shutdown()
+        #expect(counters.committed == events.count)
+        #expect(counters.duplicates == 9)
+        let counts = try await Self.count(configuration)
+        #expect(counts.total == events.count && counts.distinct == events.count)
+        #expect(try await Self.rollbacks(configuration) == before)
+    }
+
     @Test func aFlushWaitsForEveryEarlierEventWhicheverWriterFinishesFirst() async throws {
         let configuration = try await TestDatabase.migrated("recorder_writers")
         let events = SampleEvents.make(sessions: 600, perSession: 10, seed: 3)

@@ -1,6 +1,7 @@
 import DequeModule
 import Foundation
 import Logging
+import Synchronization
 
 /// Records events into PostgreSQL in the background: ``record(_:)`` returns at once, and writer
 /// threads of the recorder's own (``Configuration/writeConnections``) send batches with binary COPY.
@@ -78,6 +79,8 @@ public final class EventRecorder: @unchecked Sendable {
     private let condition = NSCondition()
     private let spool: Spool?
     private let metrics = RecorderMetrics()
+    /// Ids of the batches taken lately by any writer: a batch repeating one probes before its COPY.
+    private let recentIDs = Mutex(RecentEventIDs())
 
     // Guarded by `condition`.
     private var queue = Deque<Queued>()
@@ -455,6 +458,8 @@ extension EventRecorder {
         let started = DispatchTime.now().uptimeNanoseconds
         defer { metrics.writeDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - started)) }
         try ensurePartitions(for: events, by: writer, on: connection)
+        // A resend split from its original across batches: probe, rather than fail the COPY on it.
+        if recentIDs.withLock({ $0.noteRepeats(of: events) }) { writer.writeHints.resending = true }
         return try store.write(events, on: connection, receivedAt: configuration.clock(), hints: &writer.writeHints)
     }
 

@@ -1,0 +1,50 @@
+/// The event ids a recorder's writers took most recently, so that a batch repeating one of them
+/// probes the primary key before its COPY instead of finding the repeat by a failed COPY.
+///
+/// Why: a collector's batches are made of whole requests, and an app's resend of an event sent a
+/// moment before often falls into another request, so into another batch; its COPY then fails on
+/// the primary key, rolls back and is copied again after a probe (30 times in the benchmark's
+/// 1.78M events, BENCHMARKS.md, fifth round of issue 16). A probe first costs only the probe.
+///
+/// A direct-mapped table: an id takes the slot its hash picks, overwriting what was there, so it
+/// remembers about the last `capacity` ids at a few nanoseconds an id and a fixed 2 × 8 bytes a
+/// slot. Forgetting an id only means the old way (the failed COPY); a false match, only a probe.
+/// Ids come from untrusted clients: a crafted set that shares slots only makes it forget.
+struct RecentEventIDs: Sendable {
+    private var high: [UInt64]
+    private var low: [UInt64]
+    private let mask: Int
+
+    /// A table of `2^bits` slots (default 131,072: a few seconds of a collector's traffic, 2 MB).
+    init(bits: Int = 17) {
+        let count = 1 << max(1, min(bits, 24))
+        high = Array(repeating: 0, count: count)
+        low = Array(repeating: 0, count: count)
+        mask = count - 1
+    }
+
+    /// Whether any of `events` has the id of an event noted before; then notes them all. Repeats
+    /// inside `events` do not count (the store drops them before its COPY).
+    mutating func noteRepeats(of events: [Event]) -> Bool {
+        var repeats = false
+        for event in events {
+            let (first, second) = EventStore.orderKey(event.eventID)
+            let slot = self.slot(first, second)
+            if high[slot] == first, low[slot] == second {
+                repeats = true
+                break
+            }
+        }
+        for event in events {
+            let (first, second) = EventStore.orderKey(event.eventID)
+            let slot = self.slot(first, second)
+            high[slot] = first
+            low[slot] = second
+        }
+        return repeats
+    }
+
+    private func slot(_ first: UInt64, _ second: UInt64) -> Int {
+        Int(truncatingIfNeeded: SplitMix64.mix(first ^ (second &* 0x9E37_79B9_7F4A_7C15))) & mask
+    }
+}
