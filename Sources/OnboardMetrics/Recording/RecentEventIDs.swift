@@ -7,7 +7,7 @@
 /// 1.78M events, BENCHMARKS.md, fifth round of issue 16). A probe first costs only the probe.
 ///
 /// A direct-mapped table: an id takes the slot its hash picks, overwriting what was there, so it
-/// remembers about the last `capacity` ids at a few nanoseconds an id and a fixed 2 × 8 bytes a
+/// remembers most of the last `2^bits` ids, for a hash and a slot read and write an id, 16 bytes a
 /// slot. Forgetting an id only means the old way (the failed COPY); a false match, only a probe.
 /// Ids come from untrusted clients: a crafted set that shares slots only makes it forget.
 struct RecentEventIDs: Sendable {
