@@ -133,9 +133,8 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("reorder")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = try await FunnelProcess.generate("health-study", sessions: 1_500, seed: 16, into: folder)
-        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
-        #expect(ingested.status == 0, "\(ingested.errors)")
+        try await FunnelProcess.generateAndIngest(
+            "health-study", sessions: 1_500, seed: 16, into: folder, url: url)
         try await TestDatabase.withConnection(configuration) {
             try Self.copySessionsIntoTheDefaultPartition(40, on: $0)
         }
@@ -218,9 +217,8 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         // One ingest batch, sorted by id before it is written: its partitions are in key order but
         // for the resent events. The shuffled copy makes the default partition one page a row.
-        let data = try await FunnelProcess.generate("health-study", sessions: 1_500, seed: 18, into: folder)
-        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"])
-        #expect(ingested.status == 0, "\(ingested.errors)")
+        try await FunnelProcess.generateAndIngest(
+            "health-study", sessions: 1_500, seed: 18, into: folder, url: url)
         let (exact, nodesBefore, contentsBefore) = try await TestDatabase.withConnection(configuration) {
             try Self.copySessionsIntoTheDefaultPartition(60, on: $0)
             return (
@@ -281,9 +279,8 @@ import Testing
         #expect(added.status == 0, "\(added.errors)")
         let folder = try TestDatabase.temporaryFolder("reorder-shards")
         defer { try? FileManager.default.removeItem(at: folder) }
-        let data = try await FunnelProcess.generate("health-study", sessions: 300, seed: 17, into: folder)
-        let ingested = try await FunnelProcess.run(["ingest", data, "--database-url", coordinatorURL, "--quiet"])
-        #expect(ingested.status == 0, "\(ingested.errors)")
+        try await FunnelProcess.generateAndIngest(
+            "health-study", sessions: 300, seed: 17, into: folder, url: coordinatorURL)
         let (shardPartitions, orderBefore, contentsBefore) = try await TestDatabase.withConnection(shard) {
             try Self.copySessionsIntoTheDefaultPartition(20, on: $0)
             return (try Self.partitions(on: $0), try Self.heapInKeyOrder(on: $0), try Self.contents(on: $0))
