@@ -23,7 +23,7 @@ struct ReorderCommand: AsyncParsableCommand {
             row are skipped (--all rewrites them too). The measure takes milliseconds.
 
             When: after bulk-loading history with `funnel ingest`. Events recorded live by the \
-            collector or the recorder arrive close to event-id order already (0.03 switches a row \
+            collector or the recorder arrive close to event-id order already (0.04 to 0.05 switches a row \
             measured, late events included), so their partitions are skipped; running it again \
             later does no harm.
 
