@@ -12,16 +12,23 @@
 #   arrival   the file sorted by received_at first, the order a collector stores live traffic in
 #             (late events, resends and clock skew included);
 #   reordered the file as it is, then `funnel reorder`.
-# Usage: [ORDER=file|arrival|reordered] bash scripts/bench-report.sh [EVENTS ...]
+# The exports and the report are short and a single run of each moves by 10-20 % with what else the
+# machine does, so they run REPEAT times (default 3), one after the other in turn, and the table
+# gives each one's median (every run's seconds are printed above it); the report's JSON must be the
+# same in every run.
+# Usage: [ORDER=file|arrival|reordered] [REPEAT=N] bash scripts/bench-report.sh [EVENTS ...]
 #        (default: 1000000 3000000 10000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 order="${ORDER:-file}"
+repeat="${REPEAT:-3}"
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "REPEAT must be a whole number from 1" >&2; exit 64; }
 case "$order" in file | arrival | reordered) ;; *) echo "ORDER must be file, arrival or reordered" >&2; exit 64 ;; esac
 sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(1000000 3000000 10000000)
 
 source scripts/bench/setup.sh
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetrics/Analysis/SessionReader.swift | head -1)"
 report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   report end $report_end   order $order"
@@ -46,12 +53,22 @@ for events in "${sizes[@]}"; do
     psql -q "$url" -c "VACUUM ANALYZE events" -c "CHECKPOINT"
     rows=$(psql -tA "$url" -c "SELECT count(*) FROM events")
 
-    start=$(now); psql -q "$url" -c "\\copy (SELECT * FROM events) TO '/dev/null' (FORMAT binary)"; copy_all_s=$(since "$start")
-    start=$(now); psql -q "$url" -c "\\copy (SELECT $columns FROM events) TO '/dev/null' (FORMAT binary)"; copy_s=$(since "$start")
-    start=$(now); psql -q "$url" -c "\\copy (SELECT $columns FROM events ORDER BY event_id) TO '/dev/null' (FORMAT binary)"; copy_ordered_s=$(since "$start")
-    /usr/bin/time -f "%e %M" -o "$work/time.out" "$bin/funnel" report --flow examples/flows/health-study.json \
-        --database-url "$url" --until "$report_end" --format json --quiet > "$work/report.json"
-    read -r report_s report_kb < "$work/time.out"
+    copy_all=(); copy=(); copy_ordered=(); report=(); report_kb=0
+    for run in $(seq "$repeat"); do
+        start=$(now); psql -q "$url" -c "\\copy (SELECT * FROM events) TO '/dev/null' (FORMAT binary)"; copy_all+=("$(since "$start")")
+        start=$(now); psql -q "$url" -c "\\copy (SELECT $columns FROM events) TO '/dev/null' (FORMAT binary)"; copy+=("$(since "$start")")
+        start=$(now); psql -q "$url" -c "\\copy (SELECT $columns FROM events ORDER BY event_id) TO '/dev/null' (FORMAT binary)"; copy_ordered+=("$(since "$start")")
+        /usr/bin/time -f "%e %M" -o "$work/time.out" "$bin/funnel" report --flow examples/flows/health-study.json \
+            --database-url "$url" --until "$report_end" --format json --quiet > "$work/report-$run.json"
+        read -r seconds kb < "$work/time.out"
+        report+=("$seconds")
+        if (( kb > report_kb )); then report_kb=$kb; fi
+        cmp -s "$work/report-1.json" "$work/report-$run.json" || { echo "run $run's report differs from the first's" >&2; exit 1; }
+    done
+    mv "$work/report-1.json" "$work/report.json"
+    echo "$rows events, seconds of each run: copy* ${copy_all[*]}; copy ${copy[*]}; ordered ${copy_ordered[*]}; report ${report[*]}"
+    copy_all_s=$(median "${copy_all[@]}"); copy_s=$(median "${copy[@]}"); copy_ordered_s=$(median "${copy_ordered[@]}")
+    report_s=$(median "${report[@]}")
     start=$(now)
     psql -q -A -F' ' -t "$url" -v report_end="$report_end" -v window='7 days' -v inactivity='30 minutes' \
         -f scripts/bench/health-study-funnel.sql > "$work/sql.out"
