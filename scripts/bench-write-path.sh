@@ -23,7 +23,7 @@
 # printed too: its COPY statements into `events` (calls, rows a call, the seconds the server spent
 # in them, per row), the WAL its statements wrote, and its commits.
 # Usage: bash scripts/bench-write-path.sh [SESSIONS] [CONNECTIONS]   (default 150000 64; BATCH=100,
-#        STATEMENTS=1)
+#        STATEMENTS=1, SERVE_ARGS="--write-connections N": more arguments for funnel serve)
 #   SESSIONS=15000 (about 180,000 events) runs in under two minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
