@@ -224,7 +224,13 @@ extension PostgresValue {
 extension Array where Element == UInt8 {
     @inline(__always)
     package mutating func appendBigEndian<T: FixedWidthInteger>(_ value: T) {
-        Swift.withUnsafeBytes(of: value.bigEndian) { append(contentsOf: $0) }
+        // Byte by byte: for a few bytes, `append(contentsOf:)` costs a call that is not inlined
+        // (7 % of the recorder's CPU went to it, profiled).
+        var shift = T.bitWidth - 8
+        while shift >= 0 {
+            append(UInt8(truncatingIfNeeded: value >> shift))
+            shift -= 8
+        }
     }
 
     /// Appends UTF-8 text, refusing NUL bytes, which PostgreSQL text cannot hold.
@@ -239,7 +245,9 @@ extension Array where Element == UInt8 {
 
     @inline(__always)
     package mutating func appendUUID(_ value: UUID) {
-        Swift.withUnsafeBytes(of: value.uuid) { append(contentsOf: $0) }
+        Swift.withUnsafeBytes(of: value.uuid) { bytes in
+            for byte in bytes { append(byte) }
+        }
     }
 }
 

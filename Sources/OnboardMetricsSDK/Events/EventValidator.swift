@@ -80,7 +80,7 @@ public struct EventValidator: Sendable {
     }
 
     private func checkNUL(_ value: String, field: String) throws {
-        if value.utf8.contains(0) {
+        if value.containsNUL {
             throw EventValidationError(.nulCharacter, field: field, reason: "contains a NUL character (\\u0000)")
         }
     }
@@ -113,7 +113,7 @@ public struct EventValidator: Sendable {
     /// paths of valid properties are never needed.
     private static func nulPath(in object: [String: JSONValue]) -> String? {
         for (key, value) in object {
-            if key.utf8.contains(0) { return "" }
+            if key.containsNUL { return "" }
             if let inner = nulPath(in: value) { return ".\(key)" + inner }
         }
         return nil
@@ -121,7 +121,7 @@ public struct EventValidator: Sendable {
 
     private static func nulPath(in value: JSONValue) -> String? {
         switch value {
-        case .string(let string): return string.utf8.contains(0) ? "" : nil
+        case .string(let string): return string.containsNUL ? "" : nil
         case .array(let array):
             for (index, element) in array.enumerated() {
                 if let inner = nulPath(in: element) { return "[\(index)]" + inner }
