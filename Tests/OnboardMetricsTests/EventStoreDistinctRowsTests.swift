@@ -45,6 +45,23 @@ import Testing
         #expect(Set(rows).count == rows.count)
     }
 
+    @Test func oneIDUnderManySessionsKeepsOneRowPerSession() {
+        var random = SplitMix64(seed: 9)
+        var ids = UUIDv7Generator()
+        let start = Date(timeIntervalSince1970: 1_790_000_000)
+        let shared = ids.next(at: start, using: &random)
+        let sessions = (0..<40).map { _ in UUID() }
+        // Each session's event twice, in a shuffled batch with other ids around it.
+        var events = (sessions + sessions).enumerated().map { Self.event(shared, session: $0.element, seq: $0.offset) }
+        events += (0..<30).map { seq in
+            Self.event(ids.next(at: start.addingTimeInterval(Double(seq)), using: &random), session: UUID(), seq: seq)
+        }
+        events.shuffle(using: &random)
+        let rows = EventStore.distinctRows(events)
+        #expect(rows == Self.expected(events))
+        #expect(rows.count == 70)
+    }
+
     @Test func aBatchAlreadyInOrderKeepsItsOrder() {
         var random = SplitMix64(seed: 8)
         var ids = UUIDv7Generator()

@@ -355,12 +355,24 @@ public struct EventStore: Sendable {
         rows.sort { keys[$0] != keys[$1] ? keys[$0] < keys[$1] : $0 < $1 }
         var distinct: [Int] = []
         distinct.reserveCapacity(rows.count)
-        // Where, in `distinct`, the rows with the current row's event id begin (a handful at most).
+        // Where, in `distinct`, the rows with the current row's event id begin: one row, or a few
+        // when sessions share an id. A client that sends one id under many sessions gets a set,
+        // so that no batch costs a scan per row.
         var sameID = 0
+        var sessionsOfID = Set<UUID>()
         for row in rows {
-            if let last = distinct.last, keys[last] != keys[row] { sameID = distinct.count }
+            if let last = distinct.last, keys[last] != keys[row] {
+                sameID = distinct.count
+                sessionsOfID.removeAll(keepingCapacity: true)
+            }
             let session = events[row].sessionID
-            if distinct[sameID...].contains(where: { events[$0].sessionID == session }) { continue }
+            let run = distinct[sameID...]
+            if run.count < 16 {
+                if run.contains(where: { events[$0].sessionID == session }) { continue }
+            } else {
+                if sessionsOfID.isEmpty { sessionsOfID = Set(run.map { events[$0].sessionID }) }
+                if !sessionsOfID.insert(session).inserted { continue }
+            }
             distinct.append(row)
         }
         return distinct
