@@ -31,10 +31,11 @@ package final class AppKeyCache: @unchecked Sendable {
         self.logger = logger
     }
 
-    /// Loads the keys now.
+    /// Loads the keys; they are taken as read at `now`, which is before the query runs, so the
+    /// copy is never older than its stamp says.
     /// - Throws: `PostgresError`.
-    package func load() async throws {
-        try await BlockingIO.run { [self] in try reload() }
+    package func load(now: Date = Date()) async throws {
+        try await BlockingIO.run { [self] in try reload(now: now) }
     }
 
     /// The valid key whose secret is `secret`, `nil` when there is none.
@@ -61,7 +62,7 @@ package final class AppKeyCache: @unchecked Sendable {
     /// Loads the keys; a failure is logged and remembered, so requests do not all retry at once.
     func refresh(now: Date) async throws {
         do {
-            try await load()
+            try await load(now: now)
         } catch {
             let first = lock.withLock {
                 defer { lastFailure = (now, error) }
@@ -84,7 +85,7 @@ package final class AppKeyCache: @unchecked Sendable {
         }
     }
 
-    private func reload() throws {
+    private func reload(now: Date) throws {
         loader.lock()
         defer { loader.unlock() }
         do {
@@ -94,7 +95,7 @@ package final class AppKeyCache: @unchecked Sendable {
             let recovered = lock.withLock {
                 defer {
                     keys = fresh
-                    loadedAt = Date()
+                    loadedAt = now
                     lastFailure = nil
                 }
                 return lastFailure != nil

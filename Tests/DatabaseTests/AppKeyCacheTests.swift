@@ -1,0 +1,41 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetrics
+
+/// The key cache's promises with the clock passed in, so a loaded machine cannot stretch them: an
+/// unknown key is read from PostgreSQL at most once per miss interval, a new key works once that
+/// interval has passed, and a revoked key stops once the refresh interval has.
+@Suite struct AppKeyCacheTests {
+    @Test func newKeysWorkAfterTheMissIntervalAndRevokedOnesStopAfterTheRefresh() async throws {
+        let configuration = try await TestDatabase.migrated("key_cache")
+        let cache = AppKeyCache(database: configuration, refreshInterval: 5, missInterval: 1)
+        let first = try await TestDatabase.withConnection(configuration) { connection in
+            try AppKeyStore().create(name: "first", on: connection)
+        }
+        // The cache's clock: every read and request is told the time, so none of this depends on
+        // how fast the machine is.
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try await cache.load(now: t0)
+        #expect(try await cache.key(for: first.secret, now: t0)?.id == first.key.id)
+        #expect(try await cache.key(for: "om_unknown", now: t0) == nil)
+
+        let second = try await TestDatabase.withConnection(configuration) { connection in
+            try AppKeyStore().create(name: "second", on: connection)
+        }
+        // Within the miss interval of the last read, an unknown key is not looked up again.
+        #expect(try await cache.key(for: second.secret, now: t0.addingTimeInterval(0.9)) == nil)
+        // Past it, the keys are read again and the new one works.
+        let t1 = t0.addingTimeInterval(1.1)
+        #expect(try await cache.key(for: second.secret, now: t1)?.id == second.key.id)
+
+        _ = try await TestDatabase.withConnection(configuration) { connection in
+            try AppKeyStore().revoke(String(second.key.id), on: connection)
+        }
+        // A known key is trusted until the refresh interval has passed, then read again.
+        #expect(try await cache.key(for: second.secret, now: t1.addingTimeInterval(4.9))?.id == second.key.id)
+        #expect(try await cache.key(for: second.secret, now: t1.addingTimeInterval(5.1)) == nil)
+        #expect(try await cache.key(for: first.secret, now: t1.addingTimeInterval(5.2))?.id == first.key.id)
+        await cache.close()
+    }
+}
