@@ -9,7 +9,9 @@
 #   shared     every process on every core (load generator, collector and PostgreSQL compete)
 #   separate   PostgreSQL on CPU 0, the collector, wrk and recorder-bench on the other cores: the
 #              database on its own CPU, as on its own machine (docs/SCALING.md). Needs 2+ cores.
-# For each run it prints the CPU each side used (from /proc and wrk's and recorder-bench's
+# For each run it prints, from PostgreSQL's statistics, the commits and the WAL flushes each path
+# made and the time the flushes took (track_wal_io_timing is turned on for this), and the CPU each
+# side used (from /proc and wrk's and recorder-bench's
 # rusage; "postgres+rest" is every busy core-second not taken by the client processes, so run it on
 # an otherwise idle machine) and, from the CPU per event, the best ratio the cores allow.
 # Usage: bash scripts/bench-serve.sh [SECONDS] [CONNECTIONS] [BATCH] [LAYOUTS]
@@ -26,6 +28,26 @@ command -v taskset >/dev/null 2>&1 || { echo "taskset is not installed (util-lin
 source scripts/bench/collector.sh
 source scripts/bench/setup.sh
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $cores   wrk: $connections connections, $batch events a batch, ${seconds} s"
+
+psql -Xq "$admin" -c "ALTER SYSTEM SET track_wal_io_timing = on" -c "SELECT pg_reload_conf()" >/dev/null
+# Commits in DATABASE so far, then WAL writes, flushes and the flushes' milliseconds since the last
+# reset_wal (the backends report at exit, so read after the clients have stopped).
+server_counts() {
+    psql -XtA -F ' ' "$admin" -c "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'),
+        wal_write, wal_sync, wal_sync_time FROM pg_stat_wal"
+}
+reset_wal() { psql -XqtA "$admin" -c "SELECT pg_stat_reset_shared('wal')" >/dev/null; }
+# One line of what the server did for a path: its counts after minus before, over its events.
+server_line() {
+    awk -v name="$1" -v n="$2" -v s="$3" -v before="$4" -v after="$5" 'BEGIN {
+        split(before, b, " "); split(after, a, " ")
+        commits = a[1] - b[1]; syncs = a[3]; sync_ms = a[4]
+        printf "  %-9s %8d commits (%6.0f events each)  %7d WAL flushes  %8.0f ms flushing (%5.2f ms each, %4.1f %% of the %5.2f s)\n",
+            name, commits, n / (commits > 0 ? commits : 1), syncs, sync_ms, sync_ms / (syncs > 0 ? syncs : 1),
+            100 * sync_ms / 1000 / s, s
+    }'
+}
+servers=()
 
 tick=$(getconf CLK_TCK)
 # User+system CPU seconds of one live process.
@@ -48,6 +70,8 @@ for layout in $layouts; do
 
     fresh bench_serve
     start_collector bench_serve "$work/spool" "${clients[@]}"
+    reset_wal
+    counts0=$(server_counts bench_serve)
     busy0=$(busy)
     serve0=$(process_cpu "$server")
     /usr/bin/time -f "%e %U %S" -o "$work/wrk.time" env KEY="$key" BATCH="$batch" "${clients[@]}" \
@@ -55,6 +79,7 @@ for layout in $layouts; do
     busy1=$(busy)
     serve1=$(process_cpu "$server")
     stop_collector
+    counts1=$(server_counts bench_serve)
     read -r serve_s wrk_user wrk_system < "$work/wrk.time"
     echo
     echo "[$layout] serve"
@@ -68,12 +93,17 @@ for layout in $layouts; do
     }'
 
     fresh bench_recorder
+    reset_wal
+    counts2=$(server_counts bench_recorder)
     busy2=$(busy)
     /usr/bin/time -f "%e %U %S" -o "$work/recorder.time" "${clients[@]}" \
         "$bin/recorder-bench" --events "$stored" --database-url "$(db_url bench_recorder)" >/dev/null
     busy3=$(busy)
+    counts3=$(server_counts bench_recorder)
     read -r recorder_s recorder_user recorder_system < "$work/recorder.time"
     echo "[$layout] recorder: $stored events in $recorder_s s"
+    servers+=("[$layout]" "$(server_line serve "$stored" "$serve_s" "$counts0" "$counts1")"
+        "$(server_line recorder "$stored" "$recorder_s" "$counts2" "$counts3")")
 
     results+=("$(awk -v layout="$layout" -v n="$stored" -v s="$serve_s" -v r="$recorder_s" \
         -v sb="$(echo "$busy1 - $busy0" | bc)" -v sc="$(echo "$serve1 - $serve0" | bc)" \
@@ -93,3 +123,7 @@ echo "column is the ratio the same CPU per event would give if both paths kept t
 printf '%-9s %9s %7s %9s %9s %8s   %-56s %-36s %s\n' layout events "serve s" "serve/s" "record/s" ratio \
     "serve path CPU/event (us)" "recorder path CPU/event (us)" "CPU bound"
 for line in "${results[@]}"; do echo "$line"; done
+echo
+echo "what PostgreSQL did for each path (pg_stat_database, pg_stat_wal): a commit is acknowledged only"
+echo "once its WAL is flushed, and a writer waits for that flush"
+for line in "${servers[@]}"; do echo "$line"; done

@@ -8,6 +8,8 @@
 #                             and iowait; meaningful on an otherwise idle machine)
 #   busy_since B              busy core-seconds since `busy` printed B
 #   bench_cleanup_hooks       commands run first at exit (e.g. stop a server the script started)
+# PG_SETTINGS (words NAME=VALUE) sets server parameters for the run, e.g.
+# PG_SETTINGS="synchronous_commit=off" to see what waiting for each commit's WAL flush costs.
 swift build -c release >/dev/null
 bin="$(swift build -c release --show-bin-path)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
@@ -21,6 +23,10 @@ bench_cleanup() {
 trap bench_cleanup EXIT INT TERM
 unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
 admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
+for setting in ${PG_SETTINGS:-}; do
+    psql -Xq "$admin" -c "ALTER SYSTEM SET ${setting%%=*} = '${setting#*=}'"
+done
+[ -z "${PG_SETTINGS:-}" ] || psql -Xq "$admin" -c "SELECT pg_reload_conf()" >/dev/null
 db_url() { printf '%s&dbname=%s' "$admin" "$1"; }
 fresh() {
     psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
