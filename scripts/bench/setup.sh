@@ -8,10 +8,16 @@
 #                             and iowait; meaningful on an otherwise idle machine)
 #   busy_since B              busy core-seconds since `busy` printed B
 #   bench_cleanup_hooks       commands run first at exit (e.g. stop a server the script started)
-# PG_SETTINGS (words NAME=VALUE) sets server parameters for the run, e.g.
+# BENCH_BIN: see below. PG_SETTINGS (words NAME=VALUE) sets server parameters for the run, e.g.
 # PG_SETTINGS="synchronous_commit=off" to see what waiting for each commit's WAL flush costs.
-swift build -c release >/dev/null
-bin="$(swift build -c release --show-bin-path)"
+# BENCH_BIN=FOLDER runs the binaries in FOLDER (funnel, recorder-bench: e.g. a copy of an older build,
+# to alternate old and new) instead of building this tree's.
+if [ -n "${BENCH_BIN:-}" ]; then
+    bin="$BENCH_BIN"
+else
+    swift build -c release >/dev/null
+    bin="$(swift build -c release --show-bin-path)"
+fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
 chmod 755 "$work"  # the server may run as the postgres user, which must reach the folder
 bench_cleanup_hooks=()

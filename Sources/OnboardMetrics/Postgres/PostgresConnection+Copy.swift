@@ -11,12 +11,52 @@ extension PostgresConnection {
     /// - Throws: what `body` throws, or `PostgresError` (e.g. SQLSTATE 23505 for a duplicate key).
     @discardableResult
     public func copyIn(_ sql: String, _ body: (inout BinaryCopyWriter) throws -> Void) throws -> Int {
+        try streamCopy(sql, body).rows
+    }
+
+    /// ``copyIn(_:_:)`` as the start or the end of a transaction of its own, in the same round trip:
+    /// `BEGIN` and `COMMIT` travel with the COPY as one simple query, and the server runs the
+    /// `COMMIT` once the rows have arrived. A transaction of one COPY takes two round trips (the
+    /// COPY's start and end) instead of four.
+    ///
+    /// On any failure the transaction is rolled back before the error is thrown.
+    /// - Parameters:
+    ///   - begin: starts the transaction (`BEGIN`) before the COPY.
+    ///   - commit: commits it (`COMMIT`) after the COPY; without it the transaction stays open for
+    ///     the caller's next statement, which must end it (e.g. another COPY with `commit`).
+    /// - Returns: the number of rows the server stored.
+    /// - Throws: what `body` throws, or `PostgresError` (SQLSTATE 23505 for a duplicate key).
+    @discardableResult
+    package func copyIn(
+        _ sql: String, begin: Bool, commit: Bool, _ body: (inout BinaryCopyWriter) throws -> Void
+    ) throws -> Int {
+        let statements = (begin ? "BEGIN; " : "") + sql + (commit ? "; COMMIT" : "")
+        do {
+            let (rows, lastStatus) = try streamCopy(statements, body)
+            // COMMIT of a transaction that failed inside reports ROLLBACK rather than an error.
+            if commit, lastStatus != "COMMIT" {
+                throw PostgresError(.server, "transaction was rolled back by the server instead of committed")
+            }
+            return rows
+        } catch {
+            if isOpen, isInTransaction { _ = try? query("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Sends `statements` (a COPY FROM STDIN, possibly between other statements of one simple
+    /// query), streams `body`'s rows, and reads every result.
+    /// - Returns: the rows the COPY stored and the command status of the last statement.
+    private func streamCopy(
+        _ statements: String, _ body: (inout BinaryCopyWriter) throws -> Void
+    ) throws -> (rows: Int, lastStatus: String) {
         let handle = try openHandle()
-        let start = PQexec(handle, sql)
+        // PQexec returns at the COPY's CopyInResponse, after the results of any statement before it.
+        let start = PQexec(handle, statements)
         defer { PQclear(start) }
-        try check(start, sql: sql)
+        try check(start, sql: statements)
         guard PQresultStatus(start) == PGRES_COPY_IN else {
-            throw PostgresError(.protocolViolation, "statement did not start a COPY FROM STDIN: \(sql)")
+            throw PostgresError(.protocolViolation, "statement did not start a COPY FROM STDIN: \(statements)")
         }
         var writer = BinaryCopyWriter { [unowned self] chunk in
             let sent = chunk.withUnsafeBufferPointer { bytes in
@@ -86,20 +126,24 @@ extension PostgresConnection {
     }
 
     /// Reads the results that end a command; returns its row count.
-    private func finishCommand(_ handle: OpaquePointer) throws -> Int {
+    /// Reads every result left: the COPY's row count is the first command's that reports rows
+    /// (`COPY n`); a statement after it (`COMMIT`) reports its status.
+    private func finishCommand(_ handle: OpaquePointer) throws -> (rows: Int, lastStatus: String) {
         var firstError: PostgresError?
-        var rows = 0
+        var rows: Int?
+        var lastStatus = ""
         while let result = PQgetResult(handle) {
             defer { PQclear(result) }
             if PQresultStatus(result) == PGRES_COMMAND_OK {
-                rows = Int(String(cString: PQcmdTuples(result))) ?? 0
+                lastStatus = String(cString: PQcmdStatus(result))
+                if rows == nil { rows = Int(String(cString: PQcmdTuples(result))) }
             } else if firstError == nil {
                 firstError = error(from: result)
             }
         }
         if let firstError { throw firstError }
         if PQstatus(handle) == CONNECTION_BAD { throw error(from: nil) }
-        return rows
+        return (rows ?? 0, lastStatus)
     }
 
     private func drainResults(_ handle: OpaquePointer) {

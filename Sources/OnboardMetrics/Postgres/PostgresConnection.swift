@@ -56,6 +56,14 @@ public final class PostgresConnection {
         return PQstatus(handle) == CONNECTION_OK
     }
 
+    /// Whether a transaction is open on the connection (in progress or failed and awaiting
+    /// `ROLLBACK`), as libpq last heard from the server.
+    package var isInTransaction: Bool {
+        guard let handle else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR || status == PQTRANS_ACTIVE
+    }
+
     /// The server's process id for this connection (used to cancel or terminate it).
     public var backendPID: Int32 {
         handle.map { PQbackendPID($0) } ?? 0

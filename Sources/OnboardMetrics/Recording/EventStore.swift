@@ -10,6 +10,10 @@ import Foundation
 ///   of the COPY; a writer whose batches are resends (``WriteHints``) probes first, others copy
 ///   straight into `events` and probe only when that hits a unique violation.
 ///
+/// That straight write takes two round trips to the server for a batch (the COPY's start and
+/// end), four when it starts sessions: `BEGIN` and `COMMIT` travel with the COPYs, which matters
+/// once the database is across a network.
+///
 /// Without `SELECT` on `events` (the `onboardmetrics_writer` role may only insert) the probe
 /// is replaced by copying into a temporary staging table and moving the rows with
 /// `INSERT ... ON CONFLICT DO NOTHING`, written so that it needs only `INSERT`.
@@ -97,19 +101,27 @@ public struct EventStore: Sendable {
         try connection.query("SELECT onboardmetrics_ensure_partitions($1, $2)", [.timestamp(from), .timestamp(to)])
     }
 
-    /// The common case, no event of the batch stored yet: one COPY straight into `events`.
+    /// The common case, no event of the batch stored yet: one COPY straight into `events`, and one
+    /// into `sessions` when the batch starts sessions, with `BEGIN` and `COMMIT` sent along with
+    /// them (two or four round trips in all, against four or seven with statements of their own). A session already stored fails the write like an
+    /// event already stored does, and the caller then probes (``copyUnstored``), which keeps the
+    /// events and leaves that session as it is.
     /// `distinct` holds the rows to store, as indices into `events` (``distinctRows(_:)``).
     /// - Returns: the events stored, or `nil` when one was already stored (nothing is written).
     private func copyStraight(
         _ distinct: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64
     ) throws -> Int? {
+        let starts = Self.sessionStarts(events)
         do {
-            return try connection.transaction { connection in
-                let inserted = try copyEvents(
-                    distinct, of: events, into: "events", on: connection, receivedAt: receivedAt)
-                try writeSessions(events, on: connection, receivedAt: receivedAt, straight: true)
-                return inserted
+            let inserted = try copyEvents(
+                distinct, of: events, into: "events", on: connection, receivedAt: receivedAt,
+                transaction: (begin: true, commit: starts.isEmpty))
+            if !starts.isEmpty {
+                try copySessions(
+                    starts, of: events, into: "sessions", on: connection, receivedAt: receivedAt,
+                    transaction: (begin: false, commit: true))
             }
+            return inserted
         } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
             return nil
         }
@@ -135,7 +147,9 @@ public struct EventStore: Sendable {
                         ? 0
                         : try copyEvents(unstored, of: events, into: "events", on: connection, receivedAt: receivedAt)
                     // Sessions of a resent batch are mostly stored too: no straight COPY for them.
-                    try writeSessions(events, on: connection, receivedAt: receivedAt, straight: stored.isEmpty)
+                    try writeSessions(
+                        Self.sessionStarts(events), of: events, on: connection, receivedAt: receivedAt,
+                        straight: stored.isEmpty)
                     return inserted
                 }
             } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
@@ -247,40 +261,51 @@ public struct EventStore: Sendable {
                 ON CONFLICT DO NOTHING
                 """
             ).affectedRows
-            try writeSessions(events, on: connection, receivedAt: receivedAt, straight: false)
+            try writeSessions(
+                Self.sessionStarts(events), of: events, on: connection, receivedAt: receivedAt, straight: false)
             return inserted
         }
     }
 
     @discardableResult
+    /// `transaction`: the COPY begins or commits a transaction of its own (see
+    /// ``PostgresConnection/copyIn(_:begin:commit:_:)``); `nil` inside the caller's.
     private func copyEvents(
-        _ rows: [Int], of events: [Event], into table: String, on connection: PostgresConnection, receivedAt: Int64
+        _ rows: [Int], of events: [Event], into table: String, on connection: PostgresConnection, receivedAt: Int64,
+        transaction: (begin: Bool, commit: Bool)? = nil
     ) throws -> Int {
-        try connection.copyIn("COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)") {
+        let sql = "COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)"
+        guard let transaction else {
+            return try connection.copyIn(sql) { try Self.encode(rows, of: events, receivedAt: receivedAt, into: &$0) }
+        }
+        return try connection.copyIn(sql, begin: transaction.begin, commit: transaction.commit) {
             try Self.encode(rows, of: events, receivedAt: receivedAt, into: &$0)
         }
     }
 
-    /// One row per session of the batch's `session_started` events (the first one of each), its
-    /// properties' `context` as the session context; a session already stored is left as it is.
-    /// `straight`: copy straight into `sessions` inside a savepoint, falling back to the staging
-    /// table only when a session is already stored.
-    private func writeSessions(
-        _ events: [Event], on connection: PostgresConnection, receivedAt: Int64, straight: Bool
-    ) throws {
+    /// The first `session_started` event of each session of the batch, as indices into `events`, in
+    /// key order like the events (so that concurrent writers of the same sessions cannot deadlock).
+    static func sessionStarts(_ events: [Event]) -> [Int] {
         var seen = Set<UUID>()
         var starts = events.indices.filter {
             events[$0].kind == .sessionStarted && seen.insert(events[$0].sessionID).inserted
         }
+        starts.sort { orderKey(events[$0].sessionID) < orderKey(events[$1].sessionID) }
+        return starts
+    }
+
+    /// One row per session start (``sessionStarts(_:)``), its properties' `context` as the session
+    /// context; a session already stored is left as it is. `straight`: copy straight into
+    /// `sessions` inside a savepoint, falling back to the staging table only when a session is
+    /// already stored.
+    private func writeSessions(
+        _ starts: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64, straight: Bool
+    ) throws {
         guard !starts.isEmpty else { return }
-        // In key order, like the events: concurrent writers of the same sessions cannot deadlock.
-        starts.sort { Self.orderKey(events[$0].sessionID) < Self.orderKey(events[$1].sessionID) }
-        let columns = "session_id, user_id, flow_id, flow_version, context, started_at, received_at"
         if straight {
             try connection.query("SAVEPOINT onboardmetrics_sessions")
             do {
-                try copySessions(
-                    starts, of: events, into: "sessions", columns: columns, on: connection, receivedAt: receivedAt)
+                try copySessions(starts, of: events, into: "sessions", on: connection, receivedAt: receivedAt)
                 return
             } catch let error as PostgresError where error.sqlState == "23505" {
                 try connection.query("ROLLBACK TO SAVEPOINT onboardmetrics_sessions")
@@ -292,18 +317,22 @@ public struct EventStore: Sendable {
                 flow_version integer, context jsonb, started_at timestamptz, received_at timestamptz)
             ON COMMIT DELETE ROWS
             """)
-        try copySessions(
-            starts, of: events, into: "sessions_staging", columns: columns, on: connection, receivedAt: receivedAt)
+        try copySessions(starts, of: events, into: "sessions_staging", on: connection, receivedAt: receivedAt)
         // `sessions` has no unique constraint but its primary key.
+        let columns = Self.sessionColumns
         try connection.query(
             "INSERT INTO sessions (\(columns)) SELECT \(columns) FROM sessions_staging ON CONFLICT DO NOTHING")
     }
 
+    static let sessionColumns = "session_id, user_id, flow_id, flow_version, context, started_at, received_at"
+
+    /// `transaction` as for ``copyEvents``.
     private func copySessions(
-        _ starts: [Int], of events: [Event], into table: String, columns: String, on connection: PostgresConnection,
-        receivedAt: Int64
+        _ starts: [Int], of events: [Event], into table: String, on connection: PostgresConnection,
+        receivedAt: Int64, transaction: (begin: Bool, commit: Bool)? = nil
     ) throws {
-        try connection.copyIn("COPY \(table) (\(columns)) FROM STDIN (FORMAT binary)") { writer in
+        let sql = "COPY \(table) (\(Self.sessionColumns)) FROM STDIN (FORMAT binary)"
+        let body = { (writer: inout BinaryCopyWriter) throws in
             var context: [UInt8] = []
             for start in starts {
                 let event = events[start]
@@ -324,6 +353,11 @@ public struct EventStore: Sendable {
                     timestampMicroseconds: event.receivedAt.map(PostgresValue.postgresMicroseconds) ?? receivedAt)
                 try writer.endRow()
             }
+        }
+        if let transaction {
+            try connection.copyIn(sql, begin: transaction.begin, commit: transaction.commit, body)
+        } else {
+            try connection.copyIn(sql, body)
         }
     }
 
