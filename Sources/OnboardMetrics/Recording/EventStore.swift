@@ -400,11 +400,16 @@ public struct EventStore: Sendable {
                 sessionsOfID.removeAll(keepingCapacity: true)
             }
             let session = events[row].sessionID
-            let run = distinct[sameID...]
-            if run.count < 16 {
-                if run.contains(where: { events[$0].sessionID == session }) { continue }
+            // By index, not through a slice of `distinct`: a slice alive at the append below
+            // would make every append copy the whole array.
+            if distinct.count - sameID < 16 {
+                if (sameID..<distinct.count).contains(where: { events[distinct[$0]].sessionID == session }) {
+                    continue
+                }
             } else {
-                if sessionsOfID.isEmpty { sessionsOfID = Set(run.map { events[$0].sessionID }) }
+                if sessionsOfID.isEmpty {
+                    for index in sameID..<distinct.count { sessionsOfID.insert(events[distinct[index]].sessionID) }
+                }
                 if !sessionsOfID.insert(session).inserted { continue }
             }
             distinct.append(row)
