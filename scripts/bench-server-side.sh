@@ -102,15 +102,7 @@ done
 
 prepare bench_serve
 start_collector bench_serve "$work/spool"
-wrk_pid=""
-bench_cleanup_hooks+=('[ -n "$wrk_pid" ] && kill "$wrk_pid" 2>/dev/null')
-env KEY="$key" BATCH=100 FILE="$work/events.jsonl" THREADS=2 READY="$work/wrk-ready" \
-    wrk -t 2 -c "$connections" -d 600s --timeout 30s -s scripts/bench/post-file.lua "$url" > "$work/wrk.out" &
-wrk_pid=$!
-until [ -e "$work/wrk-ready.0" ] && [ -e "$work/wrk-ready.1" ]; do
-    kill -0 "$wrk_pid" 2>/dev/null || { echo "wrk stopped before sending" >&2; exit 1; }
-    sleep 0.05
-done
+start_file_load "$work/events.jsonl" "$connections" 100
 perf record -a -g -F 999 -o "$work/method.perf" 2>/dev/null &
 perf_pid=$!
 start=$(now)
@@ -120,12 +112,10 @@ until [ -e "$work/wrk-ready.done.0" ] && [ -e "$work/wrk-ready.done.1" ]; do
     [ "$(date +%s)" -lt "$deadline" ] || { echo "the load did not finish in 300 s" >&2; break; }
     sleep 0.1
 done
-serve_s=$(cat "$work"/wrk-ready.done.* 2>/dev/null | awk -v a="$start" 'BEGIN { last = 0 } $1 > last { last = $1 } END { printf "%.2f", (last > 0 ? last - a : 0) }')
+serve_s=$(file_load_seconds "$start")
 kill -INT "$perf_pid"
 wait "$perf_pid" || true
-kill -INT "$wrk_pid" 2>/dev/null || true
-wait "$wrk_pid" || true
-wrk_pid=""
+stop_file_load
 stop_collector
 measured "serve $connections conn." bench_serve "$serve_s"
 

@@ -131,18 +131,7 @@ checkpoint bench_serve
 reset_server_side bench_serve
 start_collector bench_serve "$work/spool"
 # wrk sends the file once, then only health checks.
-wrk_pid=""
-bench_cleanup_hooks+=('[ -n "$wrk_pid" ] && kill "$wrk_pid" 2>/dev/null')
-rm -f "$work/wrk-ready".*
-env KEY="$key" BATCH="$batch" FILE="$work/events.jsonl" THREADS=2 READY="$work/wrk-ready" \
-    wrk -t 2 -c "$connections" -d 600s --timeout 30s -s scripts/bench/post-file.lua "$url" > "$work/wrk.out" &
-wrk_pid=$!
-# Each wrk thread reads the file and makes its requests first (not timed, like recorder-bench's
-# parse), then waits for the go file.
-until [ -e "$work/wrk-ready.0" ] && [ -e "$work/wrk-ready.1" ]; do
-    kill -0 "$wrk_pid" 2>/dev/null || { echo "wrk stopped before sending" >&2; exit 1; }
-    sleep 0.05
-done
+start_file_load "$work/events.jsonl" "$connections" "$batch"
 start=$(now)
 b0=$(busy)
 touch "$work/wrk-ready.go"
@@ -165,10 +154,8 @@ until [ -e "$work/wrk-ready.done.0" ] && [ -e "$work/wrk-ready.done.1" ]; do
     awk -v s="$(since "$last_change")" 'BEGIN { exit !(s > 20) }' && { echo "no new row for 20 s" >&2; break; }
 done
 serve_cpu=$(busy_since "$b0")
-serve_s=$(cat "$work"/wrk-ready.done.* 2>/dev/null | awk -v a="$start" 'BEGIN { last = 0 } $1 > last { last = $1 } END { printf "%.2f", (last > 0 ? last - a : 0) }')
-kill -INT "$wrk_pid" 2>/dev/null || true
-wait "$wrk_pid" || true
-wrk_pid=""
+serve_s=$(file_load_seconds "$start")
+stop_file_load
 stop_collector
 server_side "funnel serve ($connections conn.)" bench_serve
 serve_rows=$(rows_in bench_serve)
