@@ -125,9 +125,8 @@ extension PostgresConnection {
         return parser.rowCount
     }
 
-    /// Reads the results that end a command; returns its row count.
-    /// Reads every result left: the COPY's row count is the first command's that reports rows
-    /// (`COPY n`); a statement after it (`COMMIT`) reports its status.
+    /// Reads every result that ends a command: the row count is the first command's (`COPY n`),
+    /// the status the last one's (a `COMMIT` sent after the COPY).
     private func finishCommand(_ handle: OpaquePointer) throws -> (rows: Int, lastStatus: String) {
         var firstError: PostgresError?
         var rows: Int?

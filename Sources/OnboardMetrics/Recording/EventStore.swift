@@ -103,9 +103,10 @@ public struct EventStore: Sendable {
 
     /// The common case, no event of the batch stored yet: one COPY straight into `events`, and one
     /// into `sessions` when the batch starts sessions, with `BEGIN` and `COMMIT` sent along with
-    /// them (two or four round trips in all, against four or seven with statements of their own). A session already stored fails the write like an
-    /// event already stored does, and the caller then probes (``copyUnstored``), which keeps the
-    /// events and leaves that session as it is.
+    /// them (two or four round trips in all, against four or seven with statements of their own).
+    /// A session already stored fails the write like an event already stored does, and the
+    /// caller then probes (``copyUnstored``), which keeps the events and leaves that session as
+    /// it is.
     /// `distinct` holds the rows to store, as indices into `events` (``distinctRows(_:)``).
     /// - Returns: the events stored, or `nil` when one was already stored (nothing is written).
     private func copyStraight(
@@ -267,9 +268,9 @@ public struct EventStore: Sendable {
         }
     }
 
-    @discardableResult
     /// `transaction`: the COPY begins or commits a transaction of its own (see
     /// ``PostgresConnection/copyIn(_:begin:commit:_:)``); `nil` inside the caller's.
+    @discardableResult
     private func copyEvents(
         _ rows: [Int], of events: [Event], into table: String, on connection: PostgresConnection, receivedAt: Int64,
         transaction: (begin: Bool, commit: Bool)? = nil
