@@ -11,7 +11,7 @@ extension PostgresConnection {
     /// - Throws: what `body` throws, or `PostgresError` (e.g. SQLSTATE 23505 for a duplicate key).
     @discardableResult
     public func copyIn(_ sql: String, _ body: (inout BinaryCopyWriter) throws -> Void) throws -> Int {
-        try streamCopy(sql, body).rows
+        try copyIn(sql, begin: false, commit: false, body)
     }
 
     /// ``copyIn(_:_:)`` as the start or the end of a transaction of its own, in the same round trip:
@@ -19,7 +19,8 @@ extension PostgresConnection {
     /// `COMMIT` once the rows have arrived. A transaction of one COPY takes two round trips (the
     /// COPY's start and end) instead of four.
     ///
-    /// On any failure the transaction is rolled back before the error is thrown.
+    /// With `begin` or `commit`, any failure rolls the transaction back before the error is thrown;
+    /// with neither, this is ``copyIn(_:_:)`` inside the caller's transaction, if any.
     /// - Parameters:
     ///   - begin: starts the transaction (`BEGIN`) before the COPY.
     ///   - commit: commits it (`COMMIT`) after the COPY; without it the transaction stays open for
@@ -39,7 +40,7 @@ extension PostgresConnection {
             }
             return rows
         } catch {
-            if isOpen, isInTransaction { _ = try? query("ROLLBACK") }
+            if begin || commit, isOpen, isInTransaction { _ = try? query("ROLLBACK") }
             throw error
         }
     }

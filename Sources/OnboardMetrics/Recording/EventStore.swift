@@ -73,18 +73,19 @@ public struct EventStore: Sendable {
         guard !events.isEmpty else { return WriteResult(inserted: 0, duplicates: 0) }
         let received = PostgresValue.postgresMicroseconds(receivedAt)
         let distinct = Self.distinctRows(events)
+        let starts = Self.sessionStarts(events)
         var inserted: Int?
         if !hints.resending {
-            inserted = try copyStraight(distinct, of: events, on: connection, receivedAt: received)
+            inserted = try copyStraight(distinct, starts, of: events, on: connection, receivedAt: received)
         }
         var stored = 0
         if inserted == nil {
             if !hints.probeRefused {
                 inserted = try copyUnstored(
-                    distinct, of: events, on: connection, receivedAt: received, hints: &hints)
+                    distinct, starts, of: events, on: connection, receivedAt: received, hints: &hints)
             }
             if inserted == nil {
-                inserted = try writeDeduplicating(distinct, of: events, on: connection, receivedAt: received)
+                inserted = try writeDeduplicating(distinct, starts, of: events, on: connection, receivedAt: received)
             }
             stored = distinct.count - (inserted ?? 0)
         }
@@ -107,20 +108,19 @@ public struct EventStore: Sendable {
     /// A session already stored fails the write like an event already stored does, and the
     /// caller then probes (``copyUnstored``), which keeps the events and leaves that session as
     /// it is.
-    /// `distinct` holds the rows to store, as indices into `events` (``distinctRows(_:)``).
+    /// `distinct` holds the rows to store and `starts` the session starts, as indices into `events`
+    /// (``distinctRows(_:)``, ``sessionStarts(_:)``).
     /// - Returns: the events stored, or `nil` when one was already stored (nothing is written).
     private func copyStraight(
-        _ distinct: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64
+        _ distinct: [Int], _ starts: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64
     ) throws -> Int? {
-        let starts = Self.sessionStarts(events)
         do {
             let inserted = try copyEvents(
                 distinct, of: events, into: "events", on: connection, receivedAt: receivedAt,
-                transaction: (begin: true, commit: starts.isEmpty))
+                begin: true, commit: starts.isEmpty)
             if !starts.isEmpty {
                 try copySessions(
-                    starts, of: events, into: "sessions", on: connection, receivedAt: receivedAt,
-                    transaction: (begin: false, commit: true))
+                    starts, of: events, into: "sessions", on: connection, receivedAt: receivedAt, commit: true)
             }
             return inserted
         } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
@@ -135,7 +135,7 @@ public struct EventStore: Sendable {
     /// such writers cannot happen while every writer copies in id order; it is retried alike.)
     /// - Returns: the events stored, or `nil` when the probe is not allowed or kept losing races.
     private func copyUnstored(
-        _ distinct: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64,
+        _ distinct: [Int], _ starts: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64,
         hints: inout WriteHints
     ) throws -> Int? {
         for _ in 0..<Self.probeAttempts {
@@ -149,8 +149,7 @@ public struct EventStore: Sendable {
                         : try copyEvents(unstored, of: events, into: "events", on: connection, receivedAt: receivedAt)
                     // Sessions of a resent batch are mostly stored too: no straight COPY for them.
                     try writeSessions(
-                        Self.sessionStarts(events), of: events, on: connection, receivedAt: receivedAt,
-                        straight: stored.isEmpty)
+                        starts, of: events, on: connection, receivedAt: receivedAt, straight: stored.isEmpty)
                     return inserted
                 }
             } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
@@ -241,7 +240,7 @@ public struct EventStore: Sendable {
     /// Without the probe (no `SELECT` privilege, or a write that kept losing races to concurrent
     /// writers): copy into a temporary staging table, then `INSERT ... ON CONFLICT DO NOTHING`.
     private func writeDeduplicating(
-        _ distinct: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64
+        _ distinct: [Int], _ starts: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64
     ) throws -> Int {
         try connection.transaction { connection in
             // Spelled out rather than `LIKE events`, and `ON CONFLICT` without a target: both of
@@ -262,24 +261,21 @@ public struct EventStore: Sendable {
                 ON CONFLICT DO NOTHING
                 """
             ).affectedRows
-            try writeSessions(
-                Self.sessionStarts(events), of: events, on: connection, receivedAt: receivedAt, straight: false)
+            try writeSessions(starts, of: events, on: connection, receivedAt: receivedAt, straight: false)
             return inserted
         }
     }
 
-    /// `transaction`: the COPY begins or commits a transaction of its own (see
-    /// ``PostgresConnection/copyIn(_:begin:commit:_:)``); `nil` inside the caller's.
+    /// `begin`, `commit`: the COPY begins or commits a transaction of its own (see
+    /// ``PostgresConnection/copyIn(_:begin:commit:_:)``); neither inside the caller's.
     @discardableResult
     private func copyEvents(
         _ rows: [Int], of events: [Event], into table: String, on connection: PostgresConnection, receivedAt: Int64,
-        transaction: (begin: Bool, commit: Bool)? = nil
+        begin: Bool = false, commit: Bool = false
     ) throws -> Int {
-        let sql = "COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)"
-        guard let transaction else {
-            return try connection.copyIn(sql) { try Self.encode(rows, of: events, receivedAt: receivedAt, into: &$0) }
-        }
-        return try connection.copyIn(sql, begin: transaction.begin, commit: transaction.commit) {
+        try connection.copyIn(
+            "COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)", begin: begin, commit: commit
+        ) {
             try Self.encode(rows, of: events, receivedAt: receivedAt, into: &$0)
         }
     }
@@ -327,13 +323,13 @@ public struct EventStore: Sendable {
 
     static let sessionColumns = "session_id, user_id, flow_id, flow_version, context, started_at, received_at"
 
-    /// `transaction` as for ``copyEvents``.
+    /// `commit` as for ``copyEvents``.
     private func copySessions(
         _ starts: [Int], of events: [Event], into table: String, on connection: PostgresConnection,
-        receivedAt: Int64, transaction: (begin: Bool, commit: Bool)? = nil
+        receivedAt: Int64, commit: Bool = false
     ) throws {
         let sql = "COPY \(table) (\(Self.sessionColumns)) FROM STDIN (FORMAT binary)"
-        let body = { (writer: inout BinaryCopyWriter) throws in
+        try connection.copyIn(sql, begin: false, commit: commit) { writer in
             var context: [UInt8] = []
             for start in starts {
                 let event = events[start]
@@ -354,11 +350,6 @@ public struct EventStore: Sendable {
                     timestampMicroseconds: event.receivedAt.map(PostgresValue.postgresMicroseconds) ?? receivedAt)
                 try writer.endRow()
             }
-        }
-        if let transaction {
-            try connection.copyIn(sql, begin: transaction.begin, commit: transaction.commit, body)
-        } else {
-            try connection.copyIn(sql, body)
         }
     }
 
