@@ -19,9 +19,8 @@ delay="${DELAY:-0.00025}"
 batches="${BATCHES:-5000 400}"
 source scripts/bench/collector.sh
 source scripts/bench/setup.sh
-psql -Xq "$admin" -c "ALTER SYSTEM SET listen_addresses = '127.0.0.1'"
-"$bin/funnel" db stop --data-dir "$work/postgres" --quiet
-admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
+set_server listen_addresses=127.0.0.1
+restart_cluster
 port=$(sed -E 's/.*port=([0-9]+).*/\1/' <<< "$admin")
 user=$(sed -E 's|postgresql://([^@]*)@.*|\1|' <<< "$admin")
 proxy_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -29,7 +29,7 @@ source scripts/bench/collector.sh
 source scripts/bench/setup.sh
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $cores   wrk: $connections connections, $batch events a batch, ${seconds} s"
 
-psql -Xq "$admin" -c "ALTER SYSTEM SET track_wal_io_timing = on" -c "SELECT pg_reload_conf()" >/dev/null
+set_server track_wal_io_timing=on
 # Commits in DATABASE so far, then WAL writes, flushes and the flushes' milliseconds since the last
 # reset_wal (the backends report at exit, so read after the clients have stopped).
 server_counts() {

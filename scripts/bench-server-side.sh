@@ -32,15 +32,11 @@ echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   
 columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
 stages='^(_bt_doinsert|heap_multi_insert|NextCopyFrom|ResourceOwnerRememberTupleDesc|ResourceOwnerForgetTupleDesc|XLogInsert|XLogFlush|CopyFrom|PostgresMain)$'
 stage_names="_bt_doinsert heap_multi_insert NextCopyFrom XLogInsert XLogFlush ResourceOwnerRememberTupleDesc ResourceOwnerForgetTupleDesc CopyFrom PostgresMain other"
-commits_of() { psql -XtA "$admin" -c "SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'"; }
 copies_of() {
     psql -XtA "$admin" -c "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
         WHERE dbid = (SELECT oid FROM pg_database WHERE datname = '$1') AND query ~ '^COPY\\s+events\\s'"
 }
-psql -Xq "$admin" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
-"$bin/funnel" db stop --data-dir "$work/postgres" --quiet
-admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
-psql -Xq "$admin" -c "CREATE EXTENSION pg_stat_statements"
+with_pg_stat_statements
 
 "$bin/funnel" generate --scenario health-study --sessions "$sessions" --seed 42 --out "$work/events.jsonl" >/dev/null
 fresh bench_source

@@ -34,16 +34,12 @@ source scripts/bench/collector.sh
 source scripts/bench/setup.sh
 statements="${STATEMENTS:-}"
 if [ -n "$statements" ]; then
-    psql -Xq "$admin" -c "ALTER SYSTEM SET shared_preload_libraries = 'pg_stat_statements'"
-    "$bin/funnel" db stop --data-dir "$work/postgres" --quiet
-    admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
-    psql -Xq "$admin" -c "CREATE EXTENSION pg_stat_statements"
+    with_pg_stat_statements
 fi
 : > "$work/statements.txt"
 # reset_server_side DATABASE, before a method writes into it; server_side METHOD DATABASE, after:
 # appends the server's side of METHOD (its statements and commits since the reset) to the table.
 declare -A commits_before
-commits_of() { psql -XtA "$admin" -c "SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'"; }
 reset_server_side() {
     [ -n "$statements" ] || return 0
     psql -XtAq "$admin" -c "SELECT pg_stat_statements_reset(0, (SELECT oid FROM pg_database WHERE datname = '$1'), 0)" >/dev/null

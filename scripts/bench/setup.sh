@@ -8,6 +8,10 @@
 #                             and iowait; meaningful on an otherwise idle machine)
 #   busy_since B              busy core-seconds since `busy` printed B
 #   bench_cleanup_hooks       commands run first at exit (e.g. stop a server the script started)
+#   set_server NAME=VALUE ... sets server parameters (ALTER SYSTEM) and reloads the configuration
+#   restart_cluster           restarts the cluster (for parameters a reload does not apply)
+#   with_pg_stat_statements   preloads pg_stat_statements (a restart) and creates the extension
+#   commits_of NAME           the commits PostgreSQL has counted in database NAME so far
 # BENCH_BIN: see below. PG_SETTINGS (words NAME=VALUE) sets server parameters for the run, e.g.
 # PG_SETTINGS="synchronous_commit=off" to see what waiting for each commit's WAL flush costs.
 # BENCH_BIN=FOLDER runs the binaries in FOLDER (funnel, recorder-bench: e.g. a copy of an older build,
@@ -29,10 +33,22 @@ bench_cleanup() {
 trap bench_cleanup EXIT INT TERM
 unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
 admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
-for setting in ${PG_SETTINGS:-}; do
-    psql -Xq "$admin" -c "ALTER SYSTEM SET ${setting%%=*} = '${setting#*=}'"
-done
-[ -z "${PG_SETTINGS:-}" ] || psql -Xq "$admin" -c "SELECT pg_reload_conf()" >/dev/null
+set_server() {
+    for setting in "$@"; do psql -Xq "$admin" -c "ALTER SYSTEM SET ${setting%%=*} = '${setting#*=}'"; done
+    psql -Xq "$admin" -c "SELECT pg_reload_conf()" >/dev/null
+}
+restart_cluster() {
+    "$bin/funnel" db stop --data-dir "$work/postgres" --quiet
+    admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
+}
+with_pg_stat_statements() {
+    set_server shared_preload_libraries=pg_stat_statements
+    restart_cluster
+    psql -Xq "$admin" -c "CREATE EXTENSION pg_stat_statements"
+}
+commits_of() { psql -XtA "$admin" -c "SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'"; }
+# shellcheck disable=SC2086 # PG_SETTINGS is a list of words
+[ -z "${PG_SETTINGS:-}" ] || set_server ${PG_SETTINGS}
 db_url() { printf '%s&dbname=%s' "$admin" "$1"; }
 fresh() {
     psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" -c "CREATE DATABASE $1" >/dev/null
