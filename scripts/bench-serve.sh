@@ -13,7 +13,10 @@
 # made and the time the flushes took (track_wal_io_timing is turned on for this), and the CPU each
 # side used (from /proc and wrk's and recorder-bench's
 # rusage; "postgres+rest" is every busy core-second not taken by the client processes, so run it on
-# an otherwise idle machine) and, from the CPU per event, the best ratio the cores allow.
+# an otherwise idle machine) and, from the CPU per event, the best ratio the cores allow. Last, the
+# serve path's CPU an event beyond the recorder path's, split by who spent it, with the ratio the
+# cores would allow if PostgreSQL cost both paths the same, and what issue 16's 0.9x leaves for the
+# collector and the load generator together against what they use.
 # Usage: bash scripts/bench-serve.sh [SECONDS] [CONNECTIONS] [BATCH] [LAYOUTS]
 #        (default 20 16 100 "shared separate")
 set -euo pipefail
@@ -58,6 +61,7 @@ pin_postgres() {
     for pid in $(pgrep -x postgres); do taskset -a -cp "$1" "$pid" >/dev/null; done
 }
 results=()
+extras=()
 
 for layout in $layouts; do
     if [ "$layout" = separate ]; then
@@ -114,6 +118,18 @@ for layout in $layouts; do
             layout, n, s, n / s, n / r, (n / s) / (n / r),
             sb * us, (sb - sc - wc) * us, sc * us, wc * us, rb * us, (rb - rc) * us, rc * us, rb / sb
     }')")
+    # Where the serve path's extra CPU an event goes, and what issue 16's 0.9x would leave for the
+    # collector and the load generator if PostgreSQL cost the serve path what it costs the recorder.
+    extras+=("$(awk -v layout="$layout" -v n="$stored" \
+        -v sb="$(echo "$busy1 - $busy0" | bc)" -v sc="$(echo "$serve1 - $serve0" | bc)" \
+        -v wc="$(echo "$wrk_user + $wrk_system" | bc)" \
+        -v rb="$(echo "$busy3 - $busy2" | bc)" -v rc="$(echo "$recorder_user + $recorder_system" | bc)" 'BEGIN {
+        us = 1e6 / n
+        pg_serve = (sb - sc - wc) * us; pg_recorder = (rb - rc) * us
+        extra_pg = pg_serve - pg_recorder
+        printf "%-9s %+9.2f %+10.2f %9.2f %+9.2f   %14.2fx %20.2f %16.2f\n", layout, sb * us - rb * us, extra_pg,
+            wc * us, (sc - rc) * us, rb / (sb - extra_pg / us), rb * us / 0.9 - pg_recorder, (sc + wc) * us
+    }')")
 done
 pin_postgres "0-$((cores - 1))"
 
@@ -123,6 +139,13 @@ echo "column is the ratio the same CPU per event would give if both paths kept t
 printf '%-9s %9s %7s %9s %9s %8s   %-56s %-36s %s\n' layout events "serve s" "serve/s" "record/s" ratio \
     "serve path CPU/event (us)" "recorder path CPU/event (us)" "CPU bound"
 for line in "${results[@]}"; do echo "$line"; done
+echo
+echo "the serve path's CPU an event beyond the recorder path's (us), split into PostgreSQL and the rest,"
+echo "the load generator, and the collector beyond the recorder; the CPU bound the serve path would have"
+echo "with PostgreSQL at the recorder path's cost; and what a 0.9x CPU bound leaves for the collector and"
+echo "the load generator together (recorder path / 0.9 - PostgreSQL's share of it) against what they use"
+printf '%-9s %9s %10s %9s %9s   %15s %20s %16s\n' layout extra "pg+rest" wrk collector "bound, same pg" "0.9x leaves (us)" "they use (us)"
+for line in "${extras[@]}"; do echo "$line"; done
 echo
 echo "what PostgreSQL did for each path (pg_stat_database, pg_stat_wal): a commit is acknowledged only"
 echo "once its WAL is flushed, and a writer waits for that flush"
