@@ -18,7 +18,10 @@
 # Prints seconds, events/s and each rate as a share of both copies' (≥ 0.95 is issue 16's goal),
 # and reingest / ingest (≤ 0.5). Also the CPU each method kept busy per stored event (the whole
 # machine's busy core-seconds: run it on an otherwise idle machine) and the ratio that CPU allows
-# on this many cores (copy time / (CPU / cores)).
+# on this many cores (copy time / (CPU / cores)). For the collector, that CPU split into PostgreSQL
+# (and the rest of the machine), the collector process and wrk: what 0.95x would leave for the
+# collector and wrk once PostgreSQL has taken its share, and the ratio the cores would allow if
+# PostgreSQL spent on the collector's COPYs what it spends on psql's one COPY.
 # With STATEMENTS=1 the cluster runs pg_stat_statements, and the server's side of each method is
 # printed too: its COPY statements into `events` (calls, rows a call, the seconds the server spent
 # in them, per row), the WAL its statements wrote, and its commits.
@@ -61,6 +64,9 @@ server_side() {
 }
 columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
 session_columns="session_id, user_id, flow_id, flow_version, context, started_at, received_at"
+tick=$(getconf CLK_TCK)
+# User+system CPU seconds of one live process (all its threads).
+process_cpu() { awk -v t="$tick" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 rows_in() { psql -XtA "$(db_url "$1")" -c "SELECT count(*) FROM events"; }
 checkpoint() { psql -Xq "$(db_url "$1")" -c "CHECKPOINT"; }
 
@@ -130,6 +136,8 @@ start_collector bench_serve "$work/spool"
 start_file_load "$work/events.jsonl" "$connections" "$batch"
 start=$(now)
 b0=$(busy)
+serve_cpu0=$(process_cpu "$server")
+wrk_cpu0=$(process_cpu "$wrk_pid")
 touch "$work/wrk-ready.go"
 # Each wrk thread writes the time its last batch was answered (every answer waits for the commit):
 # the load's end is the later of the two. The committed count from the collector's /metrics is
@@ -150,6 +158,8 @@ until [ -e "$work/wrk-ready.done.0" ] && [ -e "$work/wrk-ready.done.1" ]; do
     awk -v s="$(since "$last_change")" 'BEGIN { exit !(s > 20) }' && { echo "no new row for 20 s" >&2; break; }
 done
 serve_cpu=$(busy_since "$b0")
+collector_cpu=$(echo "$(process_cpu "$server") - $serve_cpu0" | bc)
+wrk_cpu=$(echo "$(process_cpu "$wrk_pid") - $wrk_cpu0" | bc)
 serve_s=$(file_load_seconds "$start")
 stop_file_load
 stop_collector
@@ -174,6 +184,16 @@ row "EventRecorder API" "$recorder_s" "$recorder_cpu"
 row "funnel serve ($connections conn.)" "$serve_s" "$serve_cpu"
 awk -v r="$reingest_s" -v i="$ingest_s" -v b="$reingest_cpu" -v n="$rows" 'BEGIN {
     printf "%-28s %10.2f %12s %9.2fx of the first ingest (goal <= 0.50) %6.2f\n", "funnel ingest, again", r, "", r / i, b / n * 1e6 }'
+# The collector's CPU an event, split by who spent it. On these cores the serve path can reach at
+# most cores x copy time of CPU for 0.95x; what PostgreSQL spends of it for the collector's COPYs is
+# not left for the collector and wrk. And the ratio the cores would allow if PostgreSQL spent what it
+# spends in psql's single COPY.
+awk -v n="$rows" -v k="$cores" -v c="$copy_s" -v cc="$copy_cpu" -v b="$serve_cpu" -v sc="$collector_cpu" -v wc="$wrk_cpu" 'BEGIN {
+    us = 1e6 / n; pg = (b - sc - wc) * us
+    printf "\nfunnel serve, CPU an event: %.2f us = PostgreSQL and the rest %.2f (psql'"'"'s copy: %.2f in all), collector %.2f, wrk %.2f\n", b * us, pg, cc * us, sc * us, wc * us
+    printf "  0.95x leaves %.2f us an event on %d cores; PostgreSQL takes %.2f of it, leaving %.2f for the collector and wrk, which use %.2f\n", k * c / 0.95 * us, k, pg, k * c / 0.95 * us - pg, (sc + wc) * us
+    printf "  with PostgreSQL at the single COPY'"'"'s CPU an event the cores would allow %.2fx (they allow %.2fx)\n", c / ((cc + sc + wc) / k), c / (b / k)
+}'
 [ "$rows_after" = "$rows" ] && [ "$serve_rows" = "$rows" ] || echo "ROW COUNTS DIFFER" >&2
 if [ -n "$statements" ]; then
     printf '\nThe server side (pg_stat_statements): COPY into events, and every statement of the method\n'
