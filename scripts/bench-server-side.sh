@@ -14,7 +14,8 @@
 #   XLogInsert, XLogFlush WAL records; flushing WAL at commit
 #   ResourceOwner*TupleDesc  PostgreSQL 15 remembers each of a COPY's up to 1,000 buffered slots
 #                         with its owner; the same descriptor each time, so the bookkeeping grows
-#                         with the square of the slots, once per COPY statement
+#                         with the square of the slots, once per COPY statement (17 and later:
+#                         ResourceOwnerRemember/Forget, counted here too)
 #   CopyFrom              the rest of a COPY (routing, buffers, triggers' checks)
 #   PostgresMain          the rest of a statement (parse, plan, BEGIN, COMMIT, messages)
 # plus the COPYs and commits each method made. perf must be installed (Debian: linux-perf).
@@ -30,7 +31,9 @@ source scripts/bench/collector.sh
 source scripts/bench/setup.sh
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   sessions $sessions   $(uptime)"
 columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
-stages='^(_bt_doinsert|heap_multi_insert|NextCopyFrom|ResourceOwnerRememberTupleDesc|ResourceOwnerForgetTupleDesc|XLogInsert|XLogFlush|CopyFrom|PostgresMain)$'
+# PostgreSQL 17 and later remember every resource with ResourceOwnerRemember/Forget: counted as the
+# same stage as 15's TupleDesc-specific functions.
+stages='^(_bt_doinsert|heap_multi_insert|NextCopyFrom|ResourceOwnerRememberTupleDesc|ResourceOwnerForgetTupleDesc|ResourceOwnerRemember|ResourceOwnerForget|XLogInsert|XLogFlush|CopyFrom|PostgresMain)$'
 stage_names="_bt_doinsert heap_multi_insert NextCopyFrom XLogInsert XLogFlush ResourceOwnerRememberTupleDesc ResourceOwnerForgetTupleDesc CopyFrom PostgresMain other"
 copies_of() {
     psql -XtA "$admin" -c "SELECT coalesce(sum(calls), 0) FROM pg_stat_statements
@@ -70,7 +73,11 @@ measured() {
         awk -v name="$1" -v s="$3" -v t="$total" -v n="$rows" -v c="$copies" -v k="$commits" -v order="$stage_names" \
             -v postgres="$postgres" '
             function us_a_row(percent) { return percent / 100 * t / n / 1000 }
-            $2 != "[other]" { gsub("%", "", $1); us[$2] += us_a_row($1); named += $1 }
+            $2 != "[other]" {
+                gsub("%", "", $1)
+                stage = $2 == "ResourceOwnerRemember" ? "ResourceOwnerRememberTupleDesc" : $2 == "ResourceOwnerForget" ? "ResourceOwnerForgetTupleDesc" : $2
+                us[stage] += us_a_row($1); named += $1
+            }
             END {
                 us["other"] = us_a_row(postgres - named)
                 printf "%-16s %7.2f %6d %8.0f %7d", name, s, c, (c > 0 ? n / c : 0), k
