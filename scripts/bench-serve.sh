@@ -52,9 +52,6 @@ server_line() {
 }
 servers=()
 
-tick=$(getconf CLK_TCK)
-# User+system CPU seconds of one live process.
-process_cpu() { awk -v t="$tick" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 # Pins every PostgreSQL process (backends forked later inherit the postmaster's CPU) to CPU 0, or
 # lets them use every core again.
 pin_postgres() {
@@ -109,10 +106,12 @@ for layout in $layouts; do
     servers+=("[$layout]" "$(server_line serve "$stored" "$serve_s" "$counts0" "$counts1")"
         "$(server_line recorder "$stored" "$recorder_s" "$counts2" "$counts3")")
 
+    # Core-seconds: the machine's busy time, the collector, wrk, then the same for the recorder path.
+    cpu=(-v sb="$(echo "$busy1 - $busy0" | bc)" -v sc="$(echo "$serve1 - $serve0" | bc)"
+        -v wc="$(echo "$wrk_user + $wrk_system" | bc)"
+        -v rb="$(echo "$busy3 - $busy2" | bc)" -v rc="$(echo "$recorder_user + $recorder_system" | bc)")
     results+=("$(awk -v layout="$layout" -v n="$stored" -v s="$serve_s" -v r="$recorder_s" \
-        -v sb="$(echo "$busy1 - $busy0" | bc)" -v sc="$(echo "$serve1 - $serve0" | bc)" \
-        -v wc="$(echo "$wrk_user + $wrk_system" | bc)" \
-        -v rb="$(echo "$busy3 - $busy2" | bc)" -v rc="$(echo "$recorder_user + $recorder_system" | bc)" 'BEGIN {
+        "${cpu[@]}" 'BEGIN {
         us = 1e6 / n
         printf "%-9s %9d %7.2f %9.0f %9.0f %7.2fx   %5.2f = pg+rest %5.2f, collector %5.2f, wrk %5.2f   %5.2f = pg+rest %5.2f, recorder %5.2f   %5.2fx\n",
             layout, n, s, n / s, n / r, (n / s) / (n / r),
@@ -120,10 +119,7 @@ for layout in $layouts; do
     }')")
     # Where the serve path's extra CPU an event goes, and what issue 16's 0.9x would leave for the
     # collector and the load generator if PostgreSQL cost the serve path what it costs the recorder.
-    extras+=("$(awk -v layout="$layout" -v n="$stored" \
-        -v sb="$(echo "$busy1 - $busy0" | bc)" -v sc="$(echo "$serve1 - $serve0" | bc)" \
-        -v wc="$(echo "$wrk_user + $wrk_system" | bc)" \
-        -v rb="$(echo "$busy3 - $busy2" | bc)" -v rc="$(echo "$recorder_user + $recorder_system" | bc)" 'BEGIN {
+    extras+=("$(awk -v layout="$layout" -v n="$stored" "${cpu[@]}" 'BEGIN {
         us = 1e6 / n
         pg_serve = (sb - sc - wc) * us; pg_recorder = (rb - rc) * us
         extra_pg = pg_serve - pg_recorder

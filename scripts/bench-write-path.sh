@@ -64,9 +64,6 @@ server_side() {
 }
 columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
 session_columns="session_id, user_id, flow_id, flow_version, context, started_at, received_at"
-tick=$(getconf CLK_TCK)
-# User+system CPU seconds of one live process (all its threads).
-process_cpu() { awk -v t="$tick" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
 rows_in() { psql -XtA "$(db_url "$1")" -c "SELECT count(*) FROM events"; }
 checkpoint() { psql -Xq "$(db_url "$1")" -c "CHECKPOINT"; }
 

@@ -7,6 +7,7 @@
 #   busy                      busy core-seconds of the whole machine so far (all states but idle
 #                             and iowait; meaningful on an otherwise idle machine)
 #   busy_since B              busy core-seconds since `busy` printed B
+#   process_cpu PID           user+system CPU seconds of one live process (all its threads)
 #   bench_cleanup_hooks       commands run first at exit (e.g. stop a server the script started)
 #   set_server NAME=VALUE ... sets server parameters (ALTER SYSTEM) and reloads the configuration
 #   restart_cluster           restarts the cluster (for parameters a reload does not apply)
@@ -58,3 +59,4 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 busy() { awk -v t="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / t }' /proc/stat; }
 busy_since() { echo "$(busy) - $1" | bc; }
+process_cpu() { awk -v t="$(getconf CLK_TCK)" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
