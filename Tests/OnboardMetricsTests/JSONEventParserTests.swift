@@ -37,6 +37,24 @@ import Testing
         #expect(event == (try Event.decode(jsonLine: Self.sample.jsonLine)))
     }
 
+    @Test func everyKindReadsAndNearMissesOfKeysAndKindsAreRefused() throws {
+        let base =
+            #""event_id":"019c1359-4d70-7abc-8def-0123456789ab","session_id":"3f0e8d7a-1b2c-4d5e-8f90-112233445566","#
+            + #""user_id":"u","seq":1,"occurred_at":"2026-01-31T09:15:02Z""#
+        for kind in EventKind.allCases {
+            #expect(try parse("{\(base),\"kind\":\"\(kind.rawValue)\"}").kind == kind)
+        }
+        // The same length and first byte as a real kind or key: matched on the whole spelling.
+        for near in ["step_viewex", "Step_viewed", "customs", "custo", "session_starteD"] {
+            #expect(error("{\(base),\"kind\":\"\(near)\"}")?.reason == "unknown kind \"\(near)\"")
+        }
+        for near in ["user_ix", "sent_ax", "step_ix", "propertiez", "occurred_az", "nam", "kinD"] {
+            let failure = error("{\(base),\"kind\":\"custom\",\"\(near)\":null}")
+            #expect(failure?.field == near)
+            #expect(failure?.reason == "is not a key of the event format")
+        }
+    }
+
     @Test func readsMinimalEventsWithWhitespaceNullsAndEscapes() throws {
         let line = """
              { "event_id" : "019C1359-4D70-7ABC-8DEF-0123456789AB", "session_id":"3f0e8d7a-1b2c-4d5e-8f90-112233445566",

@@ -26,6 +26,22 @@ import Testing
             parse("0123ABCD-89ab-cdef-0000-FFFFffff9999") == UUID(uuidString: "0123ABCD-89ab-cdef-0000-FFFFffff9999"))
     }
 
+    @Test func everyByteValueIsADigitOnlyWhenItIsHex() {
+        let hex = Set("0123456789abcdefABCDEF".utf8)
+        for byte in UInt8.min...UInt8.max {
+            for position in [0, 17, 35] {
+                var bytes = Array("0123abcd-89ab-cdef-0000-ffffffff9999".utf8)
+                bytes[position] = byte
+                let parsed = bytes.withUnsafeBufferPointer { StableID.parseUUID($0) }
+                if hex.contains(byte) {
+                    #expect(parsed == UUID(uuidString: String(decoding: bytes, as: UTF8.self)), "byte \(byte)")
+                } else {
+                    #expect(parsed == nil, "byte \(byte) at \(position)")
+                }
+            }
+        }
+    }
+
     @Test(arguments: [
         "0123abcd-89ab-cdef-0000-ffffffff999g", "0123abcd-89ab-cdef-0000-ffffffff999:",
         "0123abcd-89ab-cdef-0000-ffffffff999/", "0123abcd-89ab-cdef-0000-ffffffff999@",
