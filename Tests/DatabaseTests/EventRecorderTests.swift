@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import OnboardMetrics
@@ -123,6 +124,82 @@ import Testing
         let counters = await recorder.shutdown()
         #expect(counters.committed == events.count)
         #expect(counters.duplicates == 0)
+    }
+
+    /// A caller waiting on its own events (a collector's request) is answered once they commit,
+    /// even while another writer's earlier batch is held up; `flush()` still waits for that batch.
+    @Test func aMarkedFlushWaitsForItsOwnEventsNotForAnEarlierBatchHeldUp() async throws {
+        let configuration = try await TestDatabase.migrated("recorder_marks")
+        let events = SampleEvents.make(sessions: 3, perSession: 4, seed: 11)
+        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil))
+        // The month's partition exists before the blocking row goes in.
+        for event in events[0..<4] { try recorder.record(event) }
+        #expect(await recorder.flush())
+
+        // Another transaction holds an uncommitted row with the id of `held`: the COPY of `held`
+        // waits on the primary key until that transaction ends.
+        let held = events[4]
+        let blocker = try PostgresConnection(configuration: configuration)
+        defer { blocker.close() }
+        try blocker.query("BEGIN")
+        try blocker.query(
+            "INSERT INTO events (event_id, session_id, seq, kind, occurred_at) VALUES ($1, $2, $3, $4, $5)",
+            [
+                .uuid(held.eventID), .uuid(held.sessionID), .int32(Int32(held.seq)), .text(held.kind.rawValue),
+                .timestamp(held.occurredAt),
+            ])
+        var heldMark = RecordingMark()
+        try recorder.record(held, marking: &heldMark)
+        let heldFlushed = Mutex(false)
+        let everythingFlushed = Mutex(false)
+        let heldFlush = Task {
+            let result = await recorder.flush(heldMark)
+            heldFlushed.withLock { $0 = true }
+            return result
+        }
+        #expect(try await Self.waitForLockWait(configuration), "the held batch's COPY never waited on the lock")
+
+        // The next events go to the other writer and commit; their flush does not wait for `held`.
+        var mark = RecordingMark()
+        for event in events[5...] { try recorder.record(event, marking: &mark) }
+        let everythingFlush = Task {
+            await recorder.flush()
+            everythingFlushed.withLock { $0 = true }
+        }
+        let flushed = Mutex(false)
+        let markedFlush = Task {
+            await recorder.flush(mark)
+            flushed.withLock { $0 = true }
+        }
+        for _ in 0..<200 where !flushed.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(flushed.withLock { $0 }, "a marked flush waited for an earlier batch of another writer")
+        #expect(try await Self.count(configuration).total == events.count - 1)
+        #expect(!heldFlushed.withLock { $0 })
+        #expect(!everythingFlushed.withLock { $0 }, "flush() returned before an earlier event committed")
+
+        // Once the other transaction rolls back, the held event lands and both waits end.
+        try blocker.query("ROLLBACK")
+        #expect(await heldFlush.value)
+        await everythingFlush.value
+        await markedFlush.value
+        let counters = await recorder.shutdown()
+        #expect(counters.committed == events.count)
+        let counts = try await Self.count(configuration)
+        #expect(counts.total == events.count && counts.distinct == events.count)
+    }
+
+    /// Waits (up to 10 s) until a backend of the database waits on a heavyweight lock.
+    static func waitForLockWait(_ configuration: PostgresConfiguration) async throws -> Bool {
+        for _ in 0..<200 {
+            let waiting = try await TestDatabase.withConnection(configuration) { connection in
+                try connection.query(
+                    "SELECT count(*) AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+                ).first?["n"].int ?? 0
+            }
+            if waiting > 0 { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return false
     }
 
     @Test func invalidEventsAreRejectedAndCounted() async throws {

@@ -119,6 +119,7 @@ extension Collector {
     {
         let now = configuration.clock()
         var accepted = 0
+        var mark = RecordingMark()
         var rejections: [EcosystemResponse.Rejection] = []
         func reject(_ index: Int, _ id: String?, _ error: EventValidationError) {
             rejections.append(
@@ -141,7 +142,7 @@ extension Collector {
             case .message(let message):
                 do {
                     let event = try configuration.mapping.event(for: message, receivedAt: now)
-                    try recorder.record(event)
+                    try recorder.record(event, marking: &mark)
                     accepted += 1
                 } catch let error as EventValidationError {
                     reject(index, message.messageID, error)
@@ -150,7 +151,7 @@ extension Collector {
                 }
             }
         }
-        if accepted > 0 { await recorder.flush() }
+        if accepted > 0 { await recorder.flush(mark) }
         metrics.batch(
             status: 200, seconds: Date().timeIntervalSince(started), received: items.count, accepted: accepted,
             rejected: rejections.count)

@@ -155,6 +155,8 @@ package final class Collector: Sendable {
         let now = configuration.clock()
         var results: [BatchResponse.Result] = []
         results.reserveCapacity(batch.items.count)
+        // The answer waits for this batch's events, not for other requests' (RecordingMark).
+        var mark = RecordingMark()
         for (index, item) in batch.items.enumerated() {
             switch item {
             case .invalid(let eventID, let error):
@@ -165,7 +167,7 @@ package final class Collector: Sendable {
                 event.receivedAt = now
                 if let sentAt = batch.sentAt { event.sentAt = sentAt }
                 do {
-                    try recorder.record(event)
+                    try recorder.record(event, marking: &mark)
                     results.append(.init(index: index, eventID: event.eventID, status: .accepted))
                 } catch let error as EventValidationError {
                     results.append(Self.rejection(index, event.eventID, error))
@@ -177,7 +179,7 @@ package final class Collector: Sendable {
         }
         let response = BatchResponse(results: results)
         for case let error? in results.map(\.error) { metrics.rejected(format: "native", code: error.code) }
-        if response.accepted > 0 { await recorder.flush() }
+        if response.accepted > 0 { await recorder.flush(mark) }
         let seconds = Date().timeIntervalSince(started)
         metrics.batch(
             status: 200, seconds: seconds, received: results.count, accepted: response.accepted,

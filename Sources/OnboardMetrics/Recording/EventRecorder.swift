@@ -144,6 +144,16 @@ public final class EventRecorder: @unchecked Sendable {
     /// - Throws: `EventValidationError` when the event is invalid (counted as rejected), or
     ///   `RecorderError` `.shutDown` after ``shutdown()``.
     public func record(_ event: Event) throws {
+        _ = try enqueue(event)
+    }
+
+    /// Accepts an event like ``record(_:)`` and notes it in `mark`, for ``flush(_:)``.
+    public func record(_ event: Event, marking mark: inout RecordingMark) throws {
+        mark.note(try enqueue(event), recorder: 0)
+    }
+
+    /// Validates and queues an event. - Returns: its ordinal.
+    func enqueue(_ event: Event) throws -> Int {
         do {
             try validator.validate(event, now: configuration.clock())
         } catch {
@@ -160,10 +170,12 @@ public final class EventRecorder: @unchecked Sendable {
             condition.signal()
             condition.wait()
         }
-        queue.append(Queued(ordinal: enqueued, event: event))
+        let ordinal = enqueued
+        queue.append(Queued(ordinal: ordinal, event: event))
         enqueued += 1
         counts.recorded += 1
         if queue.count >= configuration.batchSize { condition.broadcast() }
+        return ordinal
     }
 
     /// Returns once every event recorded before the call is committed to the database — or,
@@ -172,11 +184,27 @@ public final class EventRecorder: @unchecked Sendable {
     /// - Returns: `true` when everything is committed, `false` when some of it waits in the spool.
     @discardableResult
     public func flush() async -> Bool {
+        await flush(ordinals: nil)
+    }
+
+    /// Returns once the events noted in `mark` are committed — or, while the database is
+    /// unreachable, durably spooled — without waiting for events recorded by other callers
+    /// before them (which ``flush()`` waits for).
+    /// An empty mark waits for no event, only for the spool as ``flush()`` does.
+    /// - Returns: `true` when they are committed and the spool is empty, `false` otherwise.
+    @discardableResult
+    public func flush(_ mark: RecordingMark) async -> Bool {
+        await flush(ordinals: mark.ordinals(of: 0) ?? 0..<0)
+    }
+
+    /// Waits for the events numbered `ordinals`; `nil` for every event recorded so far.
+    func flush(ordinals: Range<Int>?) async -> Bool {
         // A continuation, not a blocked thread: a server may have hundreds of flushes waiting,
         // and blocked threads would starve the pool its other tasks run on.
         await withCheckedContinuation { continuation in
             condition.lock()
-            let waiter = FlushWaiter(target: enqueued, attempts: connectionAttempts, continuation: continuation)
+            let waiter = FlushWaiter(
+                ordinals: ordinals ?? 0..<enqueued, attempts: connectionAttempts, continuation: continuation)
             if isSettled(waiter) {
                 let result = flushResult(waiter)
                 condition.unlock()
@@ -207,8 +235,9 @@ public final class EventRecorder: @unchecked Sendable {
 
     /// A ``flush()`` call waiting for the writer.
     private struct FlushWaiter {
-        /// `enqueued` at the call: everything up to here must be settled.
-        let target: Int
+        /// The ordinals that must be settled: from 0 to `enqueued` at a ``flush()`` call, a
+        /// caller's own events for ``flush(_:)``.
+        let ordinals: Range<Int>
         /// `connectionAttempts` at the call: during an outage one more attempt is waited for.
         let attempts: Int
         let continuation: CheckedContinuation<Bool, Never>
@@ -218,13 +247,21 @@ public final class EventRecorder: @unchecked Sendable {
     /// is not, one connection attempt after the call is waited for, not the end of the outage.
     private func isSettled(_ waiter: FlushWaiter) -> Bool {
         stopped
-            || !(settledBelow < waiter.target
+            || !(!areSettled(waiter.ordinals)
                 || (spoolHasData && (!connectedWriters.isEmpty || connectionAttempts == waiter.attempts)))
     }
 
     /// Called with the lock held.
     private func flushResult(_ waiter: FlushWaiter) -> Bool {
-        !spoolHasData && settledBelow >= waiter.target
+        !spoolHasData && areSettled(waiter.ordinals)
+    }
+
+    /// Called with the lock held: whether every event numbered `ordinals` is settled.
+    private func areSettled(_ ordinals: Range<Int>) -> Bool {
+        let start = max(ordinals.lowerBound, settledBelow)
+        guard start < ordinals.upperBound else { return true }
+        // `settledAbove` is merged: the rest of the range must lie inside one of its runs.
+        return settledAbove.contains { $0.lowerBound <= start && ordinals.upperBound <= $0.upperBound }
     }
 
     /// Called with the lock held: removes the waiters that are settled; the caller resumes them

@@ -5,6 +5,13 @@ public protocol EventRecording: EventSink {
     /// - Returns: `true` when everything is committed, `false` when some of it waits in a spool.
     @discardableResult
     func flush() async -> Bool
+    /// Accepts an event like `record(_:)` and notes it in `mark`, for ``flush(_:)``.
+    func record(_ event: Event, marking mark: inout RecordingMark) throws
+    /// Returns once the events noted in `mark` are committed, or durably spooled, without waiting
+    /// for the events other callers recorded before them.
+    /// - Returns: `true` when they are committed and no spool holds events, `false` otherwise.
+    @discardableResult
+    func flush(_ mark: RecordingMark) async -> Bool
     /// A snapshot of the counters (summed over shards).
     var counters: EventRecorder.Counters { get }
 }

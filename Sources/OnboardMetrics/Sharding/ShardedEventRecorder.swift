@@ -44,20 +44,26 @@ public final class ShardedEventRecorder: EventRecording {
         owner = topology.ownerOfBucket
     }
 
-    /// The recorder of an event's shard.
-    private func recorder(for event: Event) throws -> EventRecorder {
+    /// The position of the recorder of an event's shard.
+    private func recorderIndex(for event: Event) throws -> Int {
         let bucket = SessionBucket.of(event.sessionID)
         guard let index = owner[bucket] else {
             throw ShardingError(.badBucket, "bucket \(bucket) is held by no shard (see `funnel shards list`)")
         }
-        return recorders[index]
+        return index
     }
 
     /// Accepts an event for its shard's recorder. Returns at once.
     /// - Throws: `EventValidationError` for an invalid event, `RecorderError` after shutdown,
     ///   ``ShardingError`` when no shard holds the event's bucket.
     public func record(_ event: Event) throws {
-        try recorder(for: event).record(event)
+        try recorders[recorderIndex(for: event)].record(event)
+    }
+
+    /// Accepts an event like ``record(_:)`` and notes it in `mark`, for ``flush(_:)``.
+    public func record(_ event: Event, marking mark: inout RecordingMark) throws {
+        let index = try recorderIndex(for: event)
+        mark.note(try recorders[index].enqueue(event), recorder: index)
     }
 
     /// Waits until every shard's recorder has committed (or spooled) what it was given.
@@ -67,6 +73,28 @@ public final class ShardedEventRecorder: EventRecording {
         if recorders.count == 1, let only = recorders.first { return await only.flush() }
         return await withTaskGroup(of: Bool.self) { group in
             for recorder in recorders { group.addTask { await recorder.flush() } }
+            var all = true
+            for await done in group { all = all && done }
+            return all
+        }
+    }
+
+    /// Waits until the shards' recorders have committed (or spooled) the events noted in `mark`,
+    /// not those other callers recorded before them.
+    @discardableResult
+    public func flush(_ mark: RecordingMark) async -> Bool {
+        // An empty mark waits for no event, only for the spools, as `EventRecorder.flush(_:)` does.
+        let marked =
+            mark.isEmpty
+            ? recorders.indices.map { RecordingMark.Recorded(recorder: $0, ordinals: 0..<0) } : mark.ranges
+        if marked.count == 1, let only = marked.first {
+            return await recorders[only.recorder].flush(ordinals: only.ordinals)
+        }
+        return await withTaskGroup(of: Bool.self) { group in
+            for recorded in marked {
+                let recorder = recorders[recorded.recorder]
+                group.addTask { await recorder.flush(ordinals: recorded.ordinals) }
+            }
             var all = true
             for await done in group { all = all && done }
             return all
