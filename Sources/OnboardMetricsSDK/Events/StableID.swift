@@ -91,7 +91,7 @@ package enum StableID {
 
     /// A hex digit's value, or 0x10 (a flag bit) when the byte is not one. Without branches: ids are
     /// random, so a branch on digit-or-letter was mispredicted about every other digit (profiled:
-    /// 12 % of the event parser's time, against 4 % for this form).
+    /// the two ids of an event took 157 ns with the branch, 125 ns without).
     @inline(__always) private static func nibble(_ byte: UInt8) -> UInt8 {
         let isDigit: UInt8 = byte &- 48 < 10 ? 1 : 0
         let isLetter: UInt8 = (byte | 0x20) &- 97 < 6 ? 1 : 0
