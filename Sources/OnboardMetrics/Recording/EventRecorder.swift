@@ -152,7 +152,8 @@ public final class EventRecorder: @unchecked Sendable {
         mark.note(try enqueue(event), recorder: 0)
     }
 
-    /// Validates and queues an event. - Returns: its ordinal.
+    /// Validates and queues an event.
+    /// - Returns: its ordinal, the order in which it was recorded.
     func enqueue(_ event: Event) throws -> Int {
         do {
             try validator.validate(event, now: configuration.clock())
