@@ -69,14 +69,7 @@ public final class ShardedEventRecorder: EventRecording {
     /// Waits until every shard's recorder has committed (or spooled) what it was given.
     @discardableResult
     public func flush() async -> Bool {
-        // One shard (every single-server collector): no child task per request.
-        if recorders.count == 1, let only = recorders.first { return await only.flush() }
-        return await withTaskGroup(of: Bool.self) { group in
-            for recorder in recorders { group.addTask { await recorder.flush() } }
-            var all = true
-            for await done in group { all = all && done }
-            return all
-        }
+        await flush(recorders.map { ($0, nil) })
     }
 
     /// Waits until the shards' recorders have committed (or spooled) the events noted in `mark`,
@@ -84,17 +77,16 @@ public final class ShardedEventRecorder: EventRecording {
     @discardableResult
     public func flush(_ mark: RecordingMark) async -> Bool {
         // An empty mark waits for no event, only for the spools, as `EventRecorder.flush(_:)` does.
-        let marked =
-            mark.isEmpty
-            ? recorders.indices.map { RecordingMark.Recorded(recorder: $0, ordinals: 0..<0) } : mark.ranges
-        if marked.count == 1, let only = marked.first {
-            return await recorders[only.recorder].flush(ordinals: only.ordinals)
-        }
+        if mark.isEmpty { return await flush(recorders.map { ($0, 0..<0) }) }
+        return await flush(mark.ranges.map { (recorders[$0.recorder], $0.ordinals) })
+    }
+
+    /// Waits for each recorder's `ordinals` (`nil`: everything it was given), at once.
+    private func flush(_ waits: [(recorder: EventRecorder, ordinals: Range<Int>?)]) async -> Bool {
+        // One shard (every single-server collector): no child task per request.
+        if waits.count == 1, let only = waits.first { return await only.recorder.flush(ordinals: only.ordinals) }
         return await withTaskGroup(of: Bool.self) { group in
-            for recorded in marked {
-                let recorder = recorders[recorded.recorder]
-                group.addTask { await recorder.flush(ordinals: recorded.ordinals) }
-            }
+            for wait in waits { group.addTask { await wait.recorder.flush(ordinals: wait.ordinals) } }
             var all = true
             for await done in group { all = all && done }
             return all
