@@ -36,8 +36,7 @@ set_server track_wal_io_timing=on
 # Commits in DATABASE so far, then WAL writes, flushes and the flushes' milliseconds since the last
 # reset_wal (the backends report at exit, so read after the clients have stopped).
 server_counts() {
-    psql -XtA -F ' ' "$admin" -c "SELECT (SELECT xact_commit FROM pg_stat_database WHERE datname = '$1'),
-        wal_write, wal_sync, wal_sync_time FROM pg_stat_wal"
+    echo "$(commits_of "$1") $(psql -XtA -F ' ' "$admin" -c "SELECT wal_write, wal_sync, wal_sync_time FROM pg_stat_wal")"
 }
 reset_wal() { psql -XqtA "$admin" -c "SELECT pg_stat_reset_shared('wal')" >/dev/null; }
 # One line of what the server did for a path: its counts after minus before, over its events.
