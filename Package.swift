@@ -10,7 +10,8 @@ let package = Package(
         // What an app links: flows, the navigator, events and their wire format, OnboardingSession,
         // HTTPTransport with its outbox, assignment. Foundation only: no libpq, no server code.
         .library(name: "OnboardMetricsSDK", targets: ["OnboardMetricsSDK"]),
-        // The server side: PostgreSQL, recorder, ingest, collector, analysis, simulation, rendering.
+        // The server side, one product over the layers below (each a target that imports only the
+        // ones under it): PostgreSQL, store, reader, analysis, rendering, collector.
         .library(name: "OnboardMetrics", targets: ["OnboardMetrics"]),
         // For apps' tests: an in-memory sink to assert the exact events a flow records, a manual clock.
         .library(name: "OnboardMetricsTesting", targets: ["OnboardMetricsTesting"]),
@@ -32,8 +33,8 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        // NIOThreadPool for blocking libpq calls; the collector's connection timeouts are NIO
-        // channel handlers (both already come with Hummingbird).
+        // NIOThreadPool for blocking libpq calls, NIOLockedValueBox for shared state; the collector's
+        // connection timeouts are NIO channel handlers (all already come with Hummingbird).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
     ],
@@ -49,37 +50,99 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
         ),
+
+        // MARK: The app side (Foundation only)
         .target(name: "OnboardMetricsSDK"),
         .target(name: "OnboardMetricsTesting", dependencies: ["OnboardMetricsSDK"]),
-        .target(name: "OnboardMetricsServerTesting", dependencies: ["OnboardMetrics"]),
-        // migrations/ and examples/flows/ travel inside the binary as generated sources
-        // (Migrations/BundledMigrations.swift, Generation/BundledExampleFlows.swift): SwiftPM takes
-        // resources only from inside a target's folder, and a resource bundle would have to sit
-        // beside the binary. scripts/generate-bundled-files.sh writes them; a test compares.
+
+        // MARK: The server side, bottom to top: each target imports only the ones above it here.
+        // Pure math: intervals, tests, distributions, seeded random numbers.
+        .target(name: "OnboardMetricsStatistics"),
+        // libpq: connections, COPY in and out, values, errors, configuration. The only importer of CPostgres.
         .target(
-            name: "OnboardMetrics",
+            name: "OnboardMetricsPostgres",
             dependencies: [
-                "OnboardMetricsSDK", "CPostgres", "CZlib",
+                "CPostgres",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
+        // Wire formats read by both the collector and ingest: the native batch, Segment's and
+        // PostHog's messages, the mapping of their names to onboarding events.
+        .target(name: "OnboardMetricsFormats", dependencies: ["OnboardMetricsSDK"]),
+        // Synthetic apps: scenarios, behaviour models, the example flows (demo, generate, tests).
+        // migrations/ and examples/flows/ travel inside the binary as generated sources
+        // (Migrations/BundledMigrations.swift, BundledExampleFlows.swift): SwiftPM takes resources
+        // only from inside a target's folder, and a resource bundle would have to sit beside the
+        // binary. scripts/generate-bundled-files.sh writes them; a test compares.
+        .target(name: "OnboardMetricsGeneration", dependencies: ["OnboardMetricsSDK", "OnboardMetricsStatistics"]),
+        // Writing and keeping: migrations, the embedded cluster, the recorder, ingest, partitions,
+        // shards, app keys, stored flows and experiments.
+        .target(
+            name: "OnboardMetricsStore",
+            dependencies: [
+                "OnboardMetricsSDK", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "DequeModule", package: "swift-collections"),
-                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // Reading: events out of PostgreSQL (binary COPY), grouped into recorded sessions, from
+        // one server or several sources in parallel.
+        .target(
+            name: "OnboardMetricsReader",
+            dependencies: [
+                "OnboardMetricsSDK", "OnboardMetricsPostgres", "OnboardMetricsStore",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
+        // Replay, aggregates and report models: funnels, conformance, discovery, trends,
+        // comparisons, experiments, simulation. Pure: sessions in, numbers out.
+        .target(
+            name: "OnboardMetricsAnalysis",
+            dependencies: ["OnboardMetricsSDK", "OnboardMetricsReader", "OnboardMetricsStatistics"]
+        ),
+        // Text, CSV, Markdown, JSON and HTML (SVG charts) of the reports.
+        .target(
+            name: "OnboardMetricsRendering",
+            dependencies: ["OnboardMetricsAnalysis", "OnboardMetricsStatistics"]
+        ),
+        // The HTTP collector: app keys, rate limits, the native, Segment and PostHog routes on
+        // Hummingbird, connection timeouts, metrics.
+        .target(
+            name: "OnboardMetricsCollector",
+            dependencies: [
+                "OnboardMetricsSDK", "OnboardMetricsFormats", "OnboardMetricsStore", "CZlib",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        // The umbrella: re-exports every layer above as one library.
+        .target(
+            name: "OnboardMetrics",
+            dependencies: [
+                "OnboardMetricsSDK", "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
+                "OnboardMetricsGeneration", "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis",
+                "OnboardMetricsRendering", "OnboardMetricsCollector",
+            ]
+        ),
+        .target(name: "OnboardMetricsServerTesting", dependencies: ["OnboardMetricsPostgres", "OnboardMetricsStore"]),
+        // The command line: parses arguments and wires the layers together.
         .executableTarget(
             name: "funnel",
             dependencies: [
                 "OnboardMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -94,6 +157,10 @@ let package = Package(
             name: "OnboardMetricsTests",
             dependencies: [
                 "OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting",
+                "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
+                "OnboardMetricsGeneration",
+                "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
+                "OnboardMetricsCollector",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -102,6 +169,10 @@ let package = Package(
             name: "DatabaseTests",
             dependencies: [
                 "OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting", "OnboardMetricsServerTesting",
+                "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
+                "OnboardMetricsGeneration",
+                "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
+                "OnboardMetricsCollector",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 events="${1:-10000000}"
 source scripts/bench/setup.sh
-columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetrics/Analysis/SessionReader.swift | head -1)"
+columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetricsReader/SessionReader.swift | head -1)"
 echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   cores $(nproc)   $(uptime)"
 url="$(db_url bench_order)"
 psql -q "$admin" -c "CREATE DATABASE bench_order"

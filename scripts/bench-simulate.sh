@@ -11,7 +11,7 @@ sessions="${1:-1000000}"
 
 source scripts/bench/setup.sh
 url="$admin"
-columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetrics/Analysis/SessionReader.swift | head -1)"
+columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetricsReader/SessionReader.swift | head -1)"
 report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "postgres $(psql -tA "$url" -c 'SHOW server_version')   cores $(nproc)   sessions $sessions"
 

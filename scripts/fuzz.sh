@@ -22,9 +22,9 @@ out=.build/fuzz
 mkdir -p "$out"
 sources=(
     $(find Sources/OnboardMetricsSDK -name '*.swift' | sort)
-    Sources/OnboardMetrics/Ingest/CSVReader.swift
-    Sources/OnboardMetrics/Collector/EventBatch.swift
-    Sources/OnboardMetrics/Collector/CollectorError.swift
+    Sources/OnboardMetricsStore/Ingest/CSVReader.swift
+    Sources/OnboardMetricsFormats/EventBatch.swift
+    Sources/OnboardMetricsFormats/CollectorError.swift
     Fuzz/FuzzTargets.swift
 )
 binary="$out/fuzz-targets"

@@ -39,7 +39,7 @@ write() {
     echo "wrote $output"
 }
 
-write Sources/OnboardMetrics/Migrations/BundledMigrations.swift BundledMigrations \
+write Sources/OnboardMetricsStore/Migrations/BundledMigrations.swift BundledMigrations \
     "The files of migrations/, as the binary carries them." migrations '*.sql'
-write Sources/OnboardMetrics/Generation/BundledExampleFlows.swift BundledExampleFlows \
+write Sources/OnboardMetricsGeneration/BundledExampleFlows.swift BundledExampleFlows \
     "The files of examples/flows/, as the binary carries them." examples/flows '*.json'

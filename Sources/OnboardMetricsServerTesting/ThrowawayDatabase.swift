@@ -1,5 +1,6 @@
 import Foundation
-import OnboardMetrics
+import OnboardMetricsPostgres
+import OnboardMetricsStore
 
 /// A PostgreSQL cluster of its own for a test run: created in a temporary folder, started, given
 /// the schema, and removed again by ``stop()`` — for end-to-end tests of an app's or backend's own

@@ -146,9 +146,10 @@ struct CompareCommand: AsyncParsableCommand {
             closeFinishedAfter: options.funnel.inactivity)
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
-        ) { _, sharded, progress in
-            try ComparisonReport.build(
-                flow: definition, reader: sharded, options: options, now: Date(), progress: progress.update)
+        ) { sharded, progress in
+            try await sharded.report(progress: progress.update) {
+                ComparisonAggregator(flow: definition, options: options, now: Date())
+            }
         }
         for warning in report.warnings { console.status("warning: " + warning) }
         try output.emit(rendered: report.rendered, html: report.html)

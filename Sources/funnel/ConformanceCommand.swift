@@ -33,9 +33,10 @@ struct ConformanceCommand: AsyncParsableCommand {
         let (definition, catalog) = try await flow.load(configuration: configuration)
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
-        ) { _, sharded, progress in
-            try ConformanceReport.build(
-                flow: definition, catalog: catalog, reader: sharded, options: options, progress: progress.update)
+        ) { sharded, progress in
+            try await sharded.report(progress: progress.update) {
+                ConformanceAggregator(flow: definition, catalog: catalog, options: options)
+            }
         }
         try output.emit(rendered: report.rendered, html: report.html)
     }

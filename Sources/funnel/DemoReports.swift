@@ -39,19 +39,19 @@ struct DemoReports: Sendable {
                 if let id = session.flowID, flows.contains(id) { sessions.append(session) }
             }
             let now = Date()
-            let funnel = FunnelReport.build(flow: flow, sessions: sessions, options: FunnelOptions(), now: now)
+            let funnel = try FunnelAggregator(flow: flow, options: FunnelOptions(), now: now).report(of: sessions)
             var trendOptions = TrendOptions()
             trendOptions.interval = .day
-            let trend = TrendReport.build(flow: flow, sessions: sessions, options: trendOptions, now: now)
-            let discovery = DiscoveryReport.build(sessions: sessions, options: discoveryOptions)
-            let conformance = ConformanceReport.build(flow: flow, catalog: catalog, sessions: sessions)
+            let trend = try TrendAggregator(flow: flow, options: trendOptions, now: now).report(of: sessions)
+            let discovery = try DiscoveryAggregator(options: discoveryOptions).report(of: sessions)
+            let conformance = try ConformanceAggregator(flow: flow, catalog: catalog).report(of: sessions)
             var experimentOptions = ExperimentOptions(key: "consent-copy")
             experimentOptions.metrics = [.step("consent"), .completion]
             experimentOptions.flow = flow
-            let experiment = ExperimentReport.build(sessions: sessions, options: experimentOptions)
+            let experiment = try ExperimentAggregator(options: experimentOptions).report(of: sessions)
             var simulation = SimulationOptions(candidate: withoutModules, baseline: flow)
             simulation.catalog = catalog
-            let forecast = try SimulationReport.build(options: simulation, sessions: sessions, now: Date())
+            let forecast = try SimulationSampler(options: simulation, now: Date()).report(of: sessions)
             return DemoReports(
                 funnel: funnel, discovery: discovery, conformance: conformance, experiment: experiment,
                 forecast: forecast, trend: trend)

@@ -61,8 +61,8 @@ struct DiscoveryCommand: AsyncParsableCommand {
         let configuration = try await database.resolve(console: console)
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: options.reader, connections: read.connections
-        ) { _, sharded, progress in
-            try DiscoveryReport.build(reader: sharded, options: options, progress: progress.update)
+        ) { sharded, progress in
+            try await sharded.report(progress: progress.update) { DiscoveryAggregator(options: options) }
         }
         if output.format == .text, let highlight, report.highlights.isEmpty {
             console.status("highlight '\(highlight)' was never shown in the data read")

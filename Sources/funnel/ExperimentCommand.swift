@@ -110,13 +110,16 @@ struct ExperimentCommand: AsyncParsableCommand {
             options.flow = definition
         }
         let key = key
+        options.experiment = try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            return try ExperimentStore().load(key: key, on: connection)
+        }
         let prepared = options
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: prepared.reader, connections: read.connections
-        ) { connection, sharded, progress in
-            var options = prepared
-            options.experiment = try ExperimentStore().load(key: key, on: connection)
-            return try ExperimentReport.build(reader: sharded, options: options, progress: progress.update)
+        ) { sharded, progress in
+            try await sharded.report(progress: progress.update) { ExperimentAggregator(options: prepared) }
         }
         if report.sampleRatio.mismatch {
             console.status("warning: sample ratio mismatch (p < 0.001); results are not trustworthy")

@@ -57,33 +57,30 @@ extension ReplayProgress {
 }
 
 extension ReplayProgress {
-    /// Runs a report over a deployment's sessions off the cooperative pool: `body` gets a
-    /// connection to the coordinator (for flows and experiments), a ``ShardedReader`` over its
+    /// Runs a report over a deployment's sessions: `body` gets a ``ShardedReader`` over its
     /// shards — or over the coordinator itself when it has none, on `connections` connections —
-    /// and the progress to report to.
+    /// and the progress to report to (a bar against the row estimates of every server read).
     static func runDeployment<T: Sendable>(
         configuration: PostgresConfiguration, quiet: Bool, reader: SessionReader, connections: Int,
-        _ body: @escaping @Sendable (PostgresConnection, ShardedReader, ReplayProgress) throws -> T
+        _ body: @Sendable (ShardedReader, ReplayProgress) async throws -> T
     ) async throws -> T {
-        try await BlockingIO.run {
+        let (topology, estimate) = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
             let topology = try ShardCatalog().loadIfMigrated(on: connection)
+            guard topology.isSharded else { return (topology, try Self.estimate(on: connection)) }
             var estimate = 0.0
-            if topology.isSharded {
-                for shard in topology.shards {
-                    let shardConnection = try PostgresConnection(configuration: shard.configuration)
-                    defer { shardConnection.close() }
-                    estimate += try Self.estimate(on: shardConnection)
-                }
-            } else {
-                estimate = try Self.estimate(on: connection)
+            for shard in topology.shards {
+                let shardConnection = try PostgresConnection(configuration: shard.configuration)
+                defer { shardConnection.close() }
+                estimate += try Self.estimate(on: shardConnection)
             }
-            let progress = ReplayProgress(quiet: quiet, estimate: estimate)
-            defer { progress.finish() }
-            let sharded = ShardedReader(
-                reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
-            return try body(connection, sharded, progress)
+            return (topology, estimate)
         }
+        let progress = ReplayProgress(quiet: quiet, estimate: estimate)
+        defer { progress.finish() }
+        let sharded = ShardedReader(
+            reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
+        return try await body(sharded, progress)
     }
 }

@@ -86,8 +86,8 @@ struct ReportCommand: AsyncParsableCommand {
                 window: options.window, unit: options.unit)
             let report = try await ReplayProgress.runDeployment(
                 configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
-            ) { _, sharded, progress in
-                try funnel.build(reader: sharded, progress: progress.update)
+            ) { sharded, progress in
+                try await sharded.report(progress: progress.update) { AdHocFunnelAggregator(funnel: funnel) }
             }
             emit = { try output.emit(rendered: report.rendered, html: report.html) }
         } else {
@@ -99,9 +99,10 @@ struct ReportCommand: AsyncParsableCommand {
                 closeFinishedAfter: options.inactivity)
             let report = try await ReplayProgress.runDeployment(
                 configuration: configuration, quiet: output.quiet, reader: finishedEarly, connections: read.connections
-            ) { _, sharded, progress in
-                try FunnelReport.build(
-                    flow: definition, reader: sharded, options: funnelOptions, now: Date(), progress: progress.update)
+            ) { sharded, progress in
+                try await sharded.report(progress: progress.update) {
+                    FunnelAggregator(flow: definition, options: funnelOptions, now: Date())
+                }
             }
             emit = { try output.emit(rendered: report.rendered, html: report.html) }
         }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import Logging
 import OnboardMetrics
 import ServiceLifecycle
@@ -135,19 +134,15 @@ struct ServeCommand: AsyncParsableCommand {
             header: .nanoseconds(Int64(headerTimeout * 1e9)), body: .nanoseconds(Int64(bodyTimeout * 1e9)),
             idle: .nanoseconds(Int64(idleTimeout * 1e9)))
         let logger = Logger(label: "funnel.serve")
-        let app = Application(
-            router: CollectorRouter.make(collector, metrics: metrics),
-            server: .http1(configuration: .init(additionalChannelHandlers: timeouts.handlers())),
-            configuration: .init(
-                address: .hostname(host, port: port), serverName: "funnel/\(OnboardMetricsVersion.current)"),
-            onServerRunning: { channel in
-                let port = channel.localAddress?.port ?? 0
-                console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
-                console.status(
-                    "collecting on port \(port); POST /v1/batch (native or Segment), /v1/track|identify|page|screen, "
-                        + "PostHog /batch/, /capture/, /e/, /i/v0/e/; GET /healthz, GET /metrics")
-            },
-            logger: logger)
+        let host = host
+        let app = CollectorServer.application(
+            collector: collector, metrics: metrics, host: host, port: port, timeouts: timeouts, logger: logger
+        ) { port in
+            console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            console.status(
+                "collecting on port \(port); POST /v1/batch (native or Segment), /v1/track|identify|page|screen, "
+                    + "PostHog /batch/, /capture/, /e/, /i/v0/e/; GET /healthz, GET /metrics")
+        }
         // A graceful shutdown (SIGTERM, SIGINT) stops the services in reverse order: the server
         // stops accepting and answers what is in flight, the key cache closes, then the recorder
         // flushes what those requests accepted.

@@ -118,8 +118,10 @@ struct SimulateCommand: AsyncParsableCommand {
         // A SimulationError says what to change in its message; it is not a usage error.
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
-        ) { _, sharded, progress in
-            try SimulationReport.build(options: prepared, reader: sharded, now: Date(), progress: progress.update)
+        ) { sharded, progress in
+            try await sharded.report(progress: progress.update) {
+                try SimulationSampler(options: prepared, now: Date())
+            }
         }
         console.status(String(format: "simulated in %.2f s", Date().timeIntervalSince(started)))
         if !report.backTest.withinInterval {

@@ -68,9 +68,10 @@ struct TrendsCommand: AsyncParsableCommand {
             closeFinishedAfter: options.funnel.inactivity)
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
-        ) { _, sharded, progress in
-            try TrendReport.build(
-                flow: definition, reader: sharded, options: options, now: Date(), progress: progress.update)
+        ) { sharded, progress in
+            try await sharded.report(progress: progress.update) {
+                TrendAggregator(flow: definition, options: options, now: Date())
+            }
         }
         try output.emit(rendered: report.rendered, html: report.html)
     }

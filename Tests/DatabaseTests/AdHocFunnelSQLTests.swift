@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// Ad-hoc funnel results equal an independent SQL computation on the same data (issue 5).
 ///
@@ -193,14 +195,15 @@ import Testing
             case .any: Self.anySQL(unit: unit == .session ? "session_id" : "user_id")
             }
         let funnel = try AdHocFunnel(steps: Self.steps, order: order, window: Self.window, unit: unit)
-        let (fromSQL, report) = try await TestDatabase.withConnection(configuration) { connection in
+        let fromSQL = try await TestDatabase.withConnection(configuration) { connection in
             try EventStore().write(events, on: connection, receivedAt: Date())
             let row = try connection.query(sql, [.text(Self.steps.joined(separator: ",")), .float64(Self.window)])
-            let outcome = Outcome(
+            return Outcome(
                 units: row.first?["units"].int ?? -1, counts: ["c1", "c2", "c3", "c4"].map { row.first?[$0].int ?? -1 })
-            let report = try funnel.build(reader: SessionReader(), connection: connection)
-            return (outcome, report)
         }
+        let reader = ShardedReader(
+            reader: SessionReader(), sources: [.init(configuration: configuration, buckets: nil)])
+        let report = try await reader.report { AdHocFunnelAggregator(funnel: funnel) }
         let fromSwift = Outcome(units: report.units, counts: report.rows.map(\.count))
         #expect(fromSwift == fromSQL)
         // The data must exercise the funnel: some units reach the end, and not all of them do.

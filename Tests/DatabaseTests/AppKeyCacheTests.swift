@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsCollector
+@testable import OnboardMetricsStore
 
 /// The key cache's promises with the clock passed in, so a loaded machine cannot stretch them: an
 /// unknown key is read from PostgreSQL at most once per miss interval, a new key works once that

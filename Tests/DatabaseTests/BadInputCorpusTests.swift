@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
+@testable import OnboardMetricsStore
 
 /// Every kind of bad input the hardening probe used (issue 14), and the obvious others: each is
 /// rejected with a clear error naming its file and line (and field, where there is one), and the

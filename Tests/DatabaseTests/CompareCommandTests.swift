@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// `funnel compare` end to end on the real PostgreSQL: three generated releases of the health
 /// study are recorded — 2.3, 2.4 whose consent step drops 15 points more people, and 2.5 that

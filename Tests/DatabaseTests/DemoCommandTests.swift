@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
 
 /// `funnel demo` end to end on a throwaway database (a small data set), and its page rendered in

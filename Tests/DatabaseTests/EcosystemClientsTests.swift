@@ -1,7 +1,7 @@
 import Foundation
+import OnboardMetrics
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
 /// The real analytics clients from PyPI — segment-analytics-python (gzip), rudder-sdk-python,

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// `funnel ingest --input-format segment|posthog`: export lines through the same mapping as the
 /// collector; stable ids (a second run adds nothing); bad lines rejected with file and line.

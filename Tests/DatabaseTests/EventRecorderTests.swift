@@ -2,8 +2,9 @@ import Foundation
 import Synchronization
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 @Suite struct EventRecorderTests {
     /// The recorder-bench executable, built beside funnel.

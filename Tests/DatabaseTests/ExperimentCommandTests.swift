@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// `funnel experiment` end to end: generated health-study sessions with a known true effect of the
 /// `consent-copy` experiment are ingested into a fresh database, then the command runs as a user

@@ -1,7 +1,7 @@
 import Foundation
+import OnboardMetrics
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
 /// `funnel`'s exit statuses (README, "Exit codes") and the command-line side of issue 14's

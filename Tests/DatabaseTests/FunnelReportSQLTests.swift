@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// `FunnelReport` read from PostgreSQL equals scripts/bench/health-study-funnel.sql, an
 /// independent computation of the same funnel in one SQL statement, run through psql.
@@ -19,11 +22,12 @@ import Testing
             options.reportEnd = reportEnd
             return options
         }()
-        let report = try await TestDatabase.withConnection(configuration) { connection in
-            try EventStore().write(events, on: connection, receivedAt: reportEnd)
-            return try FunnelReport.build(
-                flow: flow, reader: SessionReader(), connection: connection, options: options, now: reportEnd)
+        try await TestDatabase.withConnection(configuration) { connection in
+            _ = try EventStore().write(events, on: connection, receivedAt: reportEnd)
         }
+        let reader = ShardedReader(
+            reader: SessionReader(), sources: [.init(configuration: configuration, buckets: nil)])
+        let report = try await reader.report { FunnelAggregator(flow: flow, options: options, now: reportEnd) }
         let sqlFile = TestDatabase.packageRoot.appendingPathComponent("scripts/bench/health-study-funnel.sql").path
         let url = TestDatabase.url(of: configuration)
         let psql = try ProcessRunner.run(

@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// `funnel generate --database`: the generator's events recorded through the event recorder.
 @Suite struct GenerateDatabaseTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 @Suite struct IngestTests {
     /// A JSONL file of good events with one line of every kind of bad one between them.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// `funnel` installed as a user would: the binary copied alone into an empty folder and run
 /// there, with no source tree to find migrations or example flows in.

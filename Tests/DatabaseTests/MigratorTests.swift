@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 @Suite struct MigratorTests {
     /// A folder holding a copy of the project's migrations plus `extra` files.

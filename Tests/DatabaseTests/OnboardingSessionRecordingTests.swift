@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 @Suite struct OnboardingSessionRecordingTests {
     @Test func sessionsRecordedThroughTheRecorderLandInPostgres() async throws {

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// Partitions of `events` are created only for months rows fall in, a few per batch at most,
 /// whatever ids a client sends (issue 14, defects 1 and 5).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 
 /// `copyIn(_:begin:commit:_:)`: a COPY that begins or commits a transaction of its own in the same
 /// round trip. Another connection checks what is committed, and libpq's transaction status that no

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsStore
 
 /// `funnel reorder` end to end: generated health-study sessions are ingested (rows in the heap in
 /// batch order), some whole sessions are copied five years back in shuffled order (they land in

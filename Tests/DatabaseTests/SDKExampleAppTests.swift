@@ -1,7 +1,6 @@
 import Foundation
+import OnboardMetrics
 import Testing
-
-@testable import OnboardMetrics
 
 /// The example app package (examples/onboarding-app, which depends on the SDK product alone)
 /// drives the five scenario flows through `OnboardingModel` and `HTTPTransport` against a real

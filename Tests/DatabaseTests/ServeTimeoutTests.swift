@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
 
 #if canImport(Glibc)

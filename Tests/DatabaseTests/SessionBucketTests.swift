@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// The bucket of a session, computed in Swift, against PostgreSQL's own `uuid_hash` (an independent
 /// implementation: the server's C code) and the migration's `onboardmetrics_bucket`.

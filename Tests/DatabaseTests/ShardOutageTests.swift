@@ -2,8 +2,11 @@ import Foundation
 import OnboardMetricsServerTesting
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// A shard that goes down while events are written: its events wait in its spool, the other
 /// shard's land at once, and after the restart everything is stored exactly once — through the
@@ -91,13 +94,9 @@ import Testing
             reader: SessionReader(), topology: topology, coordinator: coordinator, connectionsPerShard: 2)
         let now = Date()
         let settled = options
-        let fromShards = try await BlockingIO.run {
-            try FunnelReport.build(flow: flow, reader: sharded, options: settled, now: now)
-        }
-        let fromOne = try await TestDatabase.withConnection(single) { connection in
-            try FunnelReport.build(
-                flow: flow, reader: SessionReader(), connection: connection, options: settled, now: now)
-        }
+        let fromShards = try await sharded.report { FunnelAggregator(flow: flow, options: settled, now: now) }
+        let one = ShardedReader(reader: SessionReader(), sources: [.init(configuration: single, buckets: nil)])
+        let fromOne = try await one.report { FunnelAggregator(flow: flow, options: settled, now: now) }
         #expect(fromShards == fromOne)
         #expect(fromShards.groups.first?.totals.started == 97)
     }

@@ -2,8 +2,9 @@ import Foundation
 import OnboardMetricsServerTesting
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// A coordinator and two shard clusters (throwaway clusters of their own), driven through the
 /// `funnel` executable as a user would: every report through the coordinator equals the report of

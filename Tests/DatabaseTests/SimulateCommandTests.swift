@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsGeneration
 @testable import OnboardMetricsSDK
 
 /// `funnel simulate` end to end: generated health-study sessions are ingested into a fresh

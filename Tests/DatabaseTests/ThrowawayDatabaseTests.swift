@@ -3,7 +3,9 @@ import OnboardMetricsServerTesting
 import OnboardMetricsTesting
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
+@testable import OnboardMetricsStore
 
 /// The testing product's throwaway PostgreSQL, as a backend's own test suite would use it: a
 /// cluster of its own with the schema, a session recorded through the recorder, the report read

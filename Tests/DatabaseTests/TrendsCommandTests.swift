@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsGeneration
 
 /// `funnel trends` end to end: generated health-study sessions (28 days from Monday 2026-01-05)
 /// are ingested into a fresh database and the command runs as a user would run it.

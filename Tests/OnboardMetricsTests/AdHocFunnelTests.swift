@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
 
 /// Hand-built event sequences for every ad-hoc funnel rule; expected values are worked out in the comments.
@@ -202,17 +204,18 @@ import Testing
             Self.session("u", 1, "a@0 b@10"), Self.session("u", 2, "c@20"), Self.session("v", 3, "a@5"),
         ]
         // Per session: a in 2 of 3 sessions, b in 1, c in none (its session has no a).
-        let perSession = try Self.funnel("a,b,c").build(sessions: sessions)
+        let perSession = try AdHocFunnelAggregator(funnel: Self.funnel("a,b,c")).report(of: sessions)
         #expect(perSession.units == 3)
         #expect(perSession.rows.map(\.count) == [2, 1, 0])
         // Per user: u reaches c (0 -> 10 -> 20), v reaches a: 2, 1, 1.
-        let perUser = try Self.funnel("a,b,c", unit: .user).build(sessions: sessions)
+        let perUser = try AdHocFunnelAggregator(funnel: Self.funnel("a,b,c", unit: .user)).report(of: sessions)
         #expect(perUser.units == 2)
         #expect(perUser.rows.map(\.count) == [2, 1, 1])
         #expect(perUser.rows[2].timeToConvert.median == 10)
         // Strict per user: seq restarts per session, the merged order is by time: a b c, nothing between.
         #expect(
-            try Self.funnel("a,b,c", .strict, unit: .user).build(sessions: sessions).rows.map(\.count) == [2, 1, 1])
+            try AdHocFunnelAggregator(funnel: Self.funnel("a,b,c", .strict, unit: .user)).report(of: sessions).rows.map(
+                \.count) == [2, 1, 1])
     }
 
     @Test func reportCountsConversionsAndTimes() throws {
@@ -221,7 +224,7 @@ import Testing
             Self.session("u1", 1, "a@0 b@10 c@30"), Self.session("u2", 2, "a@0 x@5 b@20"), Self.session("u3", 3, "x@0"),
             Self.session("u4", 4, "a@0"),
         ]
-        let report = try Self.funnel("a,b,c").build(sessions: sessions)
+        let report = try AdHocFunnelAggregator(funnel: Self.funnel("a,b,c")).report(of: sessions)
         #expect(report.units == 4)
         #expect(report.rows.map(\.count) == [3, 2, 1])
         let twoThirds: Double = 2.0 / 3
@@ -245,7 +248,7 @@ import Testing
         #expect(try report.rendered(.text).contains("Ad-hoc funnel a → b → c (ordered, per session"))
         #expect(try report.rendered(.markdown).hasPrefix("## Ad-hoc funnel"))
 
-        let any = try Self.funnel("a,b,c", .any).build(sessions: sessions)
+        let any = try AdHocFunnelAggregator(funnel: Self.funnel("a,b,c", .any)).report(of: sessions)
         #expect(any.rows.map(\.step) == ["any 1 of 3", "any 2 of 3", "any 3 of 3"])
     }
 

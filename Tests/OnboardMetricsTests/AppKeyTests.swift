@@ -1,7 +1,7 @@
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// App keys: our use of swift-crypto's SHA-256 for their digests, checked against the examples of
 /// FIPS 180-2 (appendix B) and NIST's one-million-"a" vector (the PostgreSQL `sha256()`

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsGeneration
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// The migrations and example flows the binary carries are the files of migrations/ and
 /// examples/flows/, byte for byte. When this fails, run scripts/generate-bundled-files.sh.

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// The CSV reader on hostile input: linear time, resynchronisation after a stray quote, UTF-8
 /// checked (issue 14, defects 4 and 7).

@@ -1,7 +1,7 @@
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 @Suite struct CSVReaderTests {
     private func split(_ text: String) -> CSVReader.Outcome {

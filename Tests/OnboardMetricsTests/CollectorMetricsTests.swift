@@ -2,8 +2,9 @@ import Foundation
 import MetricsTestKit
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsCollector
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// What the collector counts, seen through swift-metrics' test backend: counters by status and
 /// for events, and the request latency as a timer (Prometheus's buckets are the backend's job;
@@ -42,7 +43,7 @@ import Testing
     }
 
     @Test func numbersPrintWithoutNeedlessFractions() {
-        #expect(CollectorMetrics.number(500) == "500")
-        #expect(CollectorMetrics.number(0.5) == "0.5")
+        #expect(JSONValue.text(500) == "500")
+        #expect(JSONValue.text(0.5) == "0.5")
     }
 }

@@ -2,8 +2,10 @@ import Foundation
 import Logging
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsCollector
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// With PostgreSQL unreachable, an unauthenticated caller learns nothing about the database
 /// (issue 14, defect 3).

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 @Suite struct ColumnMappingTests {
     private let specifications = ["user_id=uid", "session_id=sid", "event=action", "occurred_at=ts", "step=screen"]

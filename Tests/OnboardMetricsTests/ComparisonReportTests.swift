@@ -1,7 +1,11 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
+@testable import OnboardMetricsSDK
 
 /// `funnel compare`'s report: hand-built cohorts with known differences (expected figures from
 /// the textbook formulas, computed with SciPy: z-test p = 2·sf(|z|), Mann-Whitney by
@@ -53,8 +57,8 @@ import Testing
     }
 
     @Test func handBuiltCohortsGiveTheKnownDifferences() throws {
-        let report = ComparisonReport.build(
-            flow: Fixture.flow, sessions: Self.cohorts, options: Self.options(threshold: 0.10), now: Date())
+        let report = try ComparisonAggregator(flow: Fixture.flow, options: Self.options(threshold: 0.10), now: Date())
+            .report(of: Self.cohorts)
         #expect(report.a.started == 100)
         #expect(report.b.started == 100)
         let consent = try Self.row(report, "consent")
@@ -85,8 +89,8 @@ import Testing
         #expect(report.passed == false)
         #expect(try report.rendered(.text).contains("FAIL: consent, (completion) fell by more than 10.0 points"))
         // At 25 points nothing fell that far: the gate passes.
-        let lenient = ComparisonReport.build(
-            flow: Fixture.flow, sessions: Self.cohorts, options: Self.options(threshold: 0.25), now: Date())
+        let lenient = try ComparisonAggregator(flow: Fixture.flow, options: Self.options(threshold: 0.25), now: Date())
+            .report(of: Self.cohorts)
         #expect(lenient.regressions.isEmpty)
         #expect(lenient.passed == true)
         // 100 sessions cannot show a 10-point drop from 80 % at alpha 0.05/4 with 80 % power.
@@ -95,8 +99,8 @@ import Testing
     }
 
     @Test func everyFormatRenders() throws {
-        let report = ComparisonReport.build(
-            flow: Fixture.flow, sessions: Self.cohorts, options: Self.options(threshold: 0.10), now: Date())
+        let report = try ComparisonAggregator(flow: Fixture.flow, options: Self.options(threshold: 0.10), now: Date())
+            .report(of: Self.cohorts)
         let json = try report.rendered(.json)
         let object = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])
         #expect(object["regressions"] as? [String] == ["consent", "(completion)"])
@@ -140,9 +144,9 @@ import Testing
         var options = ComparisonOptions(
             a: .property("appVersion", value: "2.3"), b: .property("appVersion", value: "2.4"))
         options.regressionThreshold = threshold
-        return ComparisonReport.build(
-            flow: ExampleFlows.healthStudy, sessions: sessions, options: options,
-            now: Date(timeIntervalSince1970: 1_800_000_000))
+        return try ComparisonAggregator(
+            flow: ExampleFlows.healthStudy, options: options, now: Date(timeIntervalSince1970: 1_800_000_000)
+        ).report(of: sessions)
     }
 
     /// A release that raises consent's drop probability by 0.15 lowers the conversion into the

@@ -1,6 +1,6 @@
+import OnboardMetrics
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
 @Suite struct ConditionParserTests {

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
 
 @Suite struct ConformanceReportTests {
@@ -53,7 +55,7 @@ import Testing
 
     @Test func countsFitnessAndDeviationsPerRule() throws {
         let other = Self.session(7, flowID: "elsewhere", Self.viewAndComplete("x"))
-        let report = ConformanceReport.build(flow: Self.flow, sessions: Self.sessions.map(\.0) + [other])
+        let report = try ConformanceAggregator(flow: Self.flow).report(of: Self.sessions.map(\.0) + [other])
         #expect(report.sessions == 6)
         #expect(report.otherFlowSessions == 1)
         #expect(report.perfectlyFitting == 2)
@@ -78,12 +80,12 @@ import Testing
         #expect(report.histogram.first?.lower == 0 && report.histogram.last?.upper == 1)
     }
 
-    @Test func replaysInRecordingOrderNotCorrectedTime() {
+    @Test func replaysInRecordingOrderNotCorrectedTime() throws {
         // Skew correction adds each event's network delay: the completion of a, emitted together
         // with the view of b, lands after it by corrected time. seq keeps the app's order.
         var recorded = Self.session(30, Self.viewAndComplete("a", "b", "c") + [(.flowCompleted, nil)])
         recorded.events[2].time = recorded.events[3].time + 1
-        let report = ConformanceReport.build(flow: Self.flow, sessions: [recorded])
+        let report = try ConformanceAggregator(flow: Self.flow).report(of: [recorded])
         #expect(report.perfectlyFitting == 1)
     }
 
@@ -93,33 +95,33 @@ import Testing
         #expect(ConformanceReport.fitness(judgedEvents: 1, deviations: 3) == 0.25)
     }
 
-    @Test func examplesAreTheSmallestSessionIDsWhateverTheOrder() {
+    @Test func examplesAreTheSmallestSessionIDsWhateverTheOrder() throws {
         let sessions = (10..<16).map { Self.session($0, Self.viewAndComplete("a") + [(.stepViewed, "zzz")]) }
-        let forward = ConformanceReport.build(flow: Self.flow, sessions: sessions)
-        let backward = ConformanceReport.build(flow: Self.flow, sessions: sessions.reversed())
+        let forward = try ConformanceAggregator(flow: Self.flow).report(of: sessions)
+        let backward = try ConformanceAggregator(flow: Self.flow).report(of: sessions.reversed())
         #expect(forward == backward)
         #expect(forward.deviations.first?.exampleSessions == (10..<13).map { Self.id($0).uuidString.lowercased() })
         #expect(forward.deviations.first?.sessions == 6)
     }
 
-    @Test func timeRangeSelectsSessionsByStart() {
+    @Test func timeRangeSelectsSessionsByStart() throws {
         var options = ConformanceOptions()
         options.since = Self.sessions[2].0.events[0].date
         options.until = Self.sessions[4].0.events[0].date
-        let report = ConformanceReport.build(flow: Self.flow, sessions: Self.sessions.map(\.0), options: options)
+        let report = try ConformanceAggregator(flow: Self.flow, options: options).report(of: Self.sessions.map(\.0))
         #expect(report.sessions == 2)
         #expect(report.perfectlyFitting == 0)
     }
 
     @Test func emptyReportHasNoStatistics() throws {
-        let report = ConformanceReport.build(flow: Self.flow, sessions: [])
+        let report = try ConformanceAggregator(flow: Self.flow).report(of: [])
         #expect(report.sessions == 0 && report.fitness.mean == nil && report.fitness.median == nil)
         #expect(report.perfectlyFittingShare == nil)
         #expect(try report.rendered(.text).contains("no deviations"))
     }
 
     @Test func jsonKeysAreStableSnakeCase() throws {
-        let report = ConformanceReport.build(flow: Self.flow, sessions: Self.sessions.map(\.0))
+        let report = try ConformanceAggregator(flow: Self.flow).report(of: Self.sessions.map(\.0))
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(try report.rendered(.json).utf8)) as? [String: Any])
         #expect(

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsCollector
+@testable import OnboardMetricsFormats
 
 /// Request bodies under `Content-Encoding`: gzip and deflate (zlib-wrapped or raw), made by
 /// Python's gzip and zlib modules; the decoded size is bounded; other encodings are 415.

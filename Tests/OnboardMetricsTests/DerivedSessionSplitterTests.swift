@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
 
 /// Sessions derived at read time from a user's session stream: cut at gaps over 30 minutes, ids

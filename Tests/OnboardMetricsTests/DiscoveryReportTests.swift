@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 @Suite struct DiscoveryReportTests {
     enum Move: Sendable {
@@ -69,7 +72,7 @@ import Testing
     ]
 
     @Test func countsEveryRulePerSession() throws {
-        let report = DiscoveryReport.build(sessions: Self.sessions)
+        let report = try DiscoveryAggregator().report(of: Self.sessions)
         #expect(report.units == 8)
         let row = try #require(report.highlights.first)
         #expect(report.highlights.count == 1)
@@ -98,15 +101,16 @@ import Testing
             ])
     }
 
-    @Test func orderOfSessionsDoesNotMatter() {
+    @Test func orderOfSessionsDoesNotMatter() throws {
         #expect(
-            DiscoveryReport.build(sessions: Self.sessions) == DiscoveryReport.build(sessions: Self.sessions.reversed()))
+            try DiscoveryAggregator().report(of: Self.sessions)
+                == DiscoveryAggregator().report(of: Self.sessions.reversed()))
     }
 
     @Test func windowIsAnOption() throws {
         var options = DiscoveryOptions()
         options.window = 10 * 86_400
-        let row = try #require(DiscoveryReport.build(sessions: Self.sessions, options: options).highlights.first)
+        let row = try #require(try DiscoveryAggregator(options: options).report(of: Self.sessions).highlights.first)
         #expect(row.discovered == 2)
         #expect(row.baseline.used == 2)
     }
@@ -121,13 +125,13 @@ import Testing
             Self.session(4, user: "v", startOffset: Self.day, [(Self.hour, .use("f"))]),
             Self.session(5, user: "w"),
         ]
-        let perSession = try #require(DiscoveryReport.build(sessions: sessions).highlights.first)
+        let perSession = try #require(try DiscoveryAggregator().report(of: sessions).highlights.first)
         #expect(perSession.shown == 2 && perSession.alreadyKnew == 0 && perSession.discovered == 1)
         #expect(perSession.baseline.units == 3 && perSession.baseline.used == 2)
 
         var options = DiscoveryOptions()
         options.unit = .user
-        let report = DiscoveryReport.build(sessions: sessions, options: options)
+        let report = try DiscoveryAggregator(options: options).report(of: sessions)
         #expect(report.units == 3)
         let perUser = try #require(report.highlights.first)
         // u knew; v discovered a day later in another session; w is the baseline.
@@ -141,10 +145,10 @@ import Testing
             Self.sessions + [
                 Self.session(20, [(1_000_000, .show("k")), (2_000_000, .dismiss("k", "displayDurationExceeded"))])
             ]
-        #expect(DiscoveryReport.build(sessions: sessions).highlights.map(\.highlight) == ["h", "k"])
+        #expect(try DiscoveryAggregator().report(of: sessions).highlights.map(\.highlight) == ["h", "k"])
         var options = DiscoveryOptions()
         options.highlight = "k"
-        let report = DiscoveryReport.build(sessions: sessions, options: options)
+        let report = try DiscoveryAggregator(options: options).report(of: sessions)
         let row = try #require(report.highlights.first)
         #expect(report.highlights.count == 1 && row.feature == "g" && row.shown == 1 && row.discovered == 0)
         // The other sessions of flow s never saw k: they are its baseline.
@@ -155,13 +159,13 @@ import Testing
     @Test func unitsByStartTime() throws {
         var options = DiscoveryOptions()
         options.since = Date(timeIntervalSince1970: Double(Self.base + 3_000_000) / 1_000_000)
-        let report = DiscoveryReport.build(sessions: Self.sessions, options: options)
+        let report = try DiscoveryAggregator(options: options).report(of: Self.sessions)
         #expect(report.units == 6)
         #expect(report.highlights.first?.shown == 2)
     }
 
     @Test func jsonKeysAreStableSnakeCase() throws {
-        let report = DiscoveryReport.build(sessions: Self.sessions)
+        let report = try DiscoveryAggregator().report(of: Self.sessions)
         let json = try #require(
             try JSONSerialization.jsonObject(with: Data(try report.rendered(.json).utf8)) as? [String: Any])
         #expect(Set(json.keys) == ["unit", "window_seconds", "level", "units", "highlights"])
@@ -181,6 +185,6 @@ import Testing
         #expect(Set(try #require(row["time_to_discovery"] as? [String: Any]).keys) == ["count", "median", "p90"])
         #expect(try report.rendered(.csv).hasPrefix("highlight,feature,shown,already knew"))
         #expect(try report.rendered(.text).contains("Feature discovery per session, window 7d: 8 sessions"))
-        #expect(try DiscoveryReport.build(sessions: []).rendered(.text).hasSuffix("no highlight was shown"))
+        #expect(try DiscoveryAggregator().report(of: []).rendered(.text).hasSuffix("no highlight was shown"))
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
 
 @Suite struct DurationTextTests {

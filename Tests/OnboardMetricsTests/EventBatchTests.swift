@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsFormats
 @testable import OnboardMetricsSDK
 
 /// The collector's batch body: well-formed batches keep every event apart, so one bad event is

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsFormats
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 /// Property test of the one event format: random events, written the way the SDK writes them
 /// (the transport's batch body, the outbox on disk, `Codable`), read back by the collector's batch

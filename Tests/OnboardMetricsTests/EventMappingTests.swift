@@ -1,7 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsCollector
+@testable import OnboardMetricsFormats
 @testable import OnboardMetricsSDK
 
 /// Segment and PostHog calls into the onboarding vocabulary: the naming convention, screens,

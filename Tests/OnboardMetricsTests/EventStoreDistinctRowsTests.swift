@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
+@testable import OnboardMetricsStore
 
 /// `EventStore.distinctRows`: which rows of a batch are stored, and in what order, checked against
 /// a plain restatement of the rule (first occurrence of each key, then sorted by the id's bytes).

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 /// The validator's checks: times (issue 14, defects 1 and 10), NULs in properties with their
 /// path, and the size of the properties (measured exactly only near the limit).

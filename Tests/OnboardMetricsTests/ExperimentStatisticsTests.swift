@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 /// Experiment statistics against independently computed reference values. Each value's source is
 /// in the comment above it; "scipy" means SciPy 1.x run as `python3 -c "from scipy import stats; ..."`.
@@ -105,7 +108,7 @@ import Testing
         }
         var options = ExperimentOptions(key: "consent-copy")
         options.metrics = [.step("consent"), .completion]
-        let report = ExperimentReport.build(sessions: sessions, options: options)
+        let report = try ExperimentAggregator(options: options).report(of: sessions)
         #expect(report.control == "control")
         #expect(report.variants == ["control", "short-copy"])
         #expect(report.units == 2000)

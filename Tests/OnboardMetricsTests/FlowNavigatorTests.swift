@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsGeneration
 @testable import OnboardMetricsSDK
 
 @Suite struct FlowNavigatorTests {

@@ -1,7 +1,7 @@
 import Foundation
+import OnboardMetrics
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
 /// Flow files: unknown keys refused with their JSON path, conditions bounded, sibling errors

@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
 
 /// Hand-built sessions, one rule each; expected counts are worked out in the comments.
@@ -73,7 +75,7 @@ import Testing
             Self.completeRun(2, context: ["healthDataAvailable": true]),
             Self.completeRun(3, context: ["healthDataAvailable": false]),
         ]
-        let report = FunnelReport.build(flow: Self.flow, sessions: sessions, options: Self.options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: Self.options, now: Date()).report(of: sessions)
         let health = try Self.step(report, "health")
         #expect(health.eligible == 2)
         #expect(health.viewed == 2)
@@ -105,7 +107,7 @@ import Testing
                 3, start: end - 10_000_000,
                 [(.stepViewed, "welcome", 1), (.flowAbandoned, "welcome", 9)]),
         ]
-        let report = FunnelReport.build(flow: Self.flow, sessions: sessions, options: options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: options, now: Date()).report(of: sessions)
         let totals = report.groups[0].totals
         #expect(totals.started == 3)
         #expect(totals.dropped == 2)
@@ -128,7 +130,7 @@ import Testing
                 (.stepCompleted, "consent", 30), (.stepViewed, "done", 40), (.stepCompleted, "done", 120),
                 (.flowCompleted, nil, 120),
             ])
-        let report = FunnelReport.build(flow: Self.flow, sessions: [late], options: options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: options, now: Date()).report(of: [late])
         #expect(report.groups[0].totals.completed == 0)
         #expect(report.groups[0].totals.dropped == 1)
         let done = try Self.step(report, "done")
@@ -143,7 +145,7 @@ import Testing
         let sessions = [1.0, 2, 3, 4, 10].enumerated().map { index, seconds in
             Self.session(index, [(.stepViewed, "welcome", 1), (.stepCompleted, "welcome", 1 + seconds)])
         }
-        let report = FunnelReport.build(flow: Self.flow, sessions: sessions, options: Self.options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: Self.options, now: Date()).report(of: sessions)
         let welcome = try Self.step(report, "welcome")
         #expect(welcome.timeOnStep.count == 5)
         #expect(abs((welcome.timeOnStep.median ?? 0) - 3.0) < 1e-6)
@@ -165,7 +167,7 @@ import Testing
         ]
         var options = Self.options
         options.unit = .user
-        let report = FunnelReport.build(flow: Self.flow, sessions: sessions, options: options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: options, now: Date()).report(of: sessions)
         let totals = report.groups[0].totals
         #expect(totals.started == 2)
         #expect(totals.completed == 1)
@@ -183,7 +185,7 @@ import Testing
         ]
         var options = Self.options
         options.breakdown = "platform"
-        let report = FunnelReport.build(flow: Self.flow, sessions: sessions, options: options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: options, now: Date()).report(of: sessions)
         #expect(report.groups.map(\.breakdown) == ["android", "ios"])
         #expect(report.groups[0].totals.started == 2)
         #expect(report.groups[0].totals.completionRate == 0.5)
@@ -200,7 +202,7 @@ import Testing
                 (.stepCompleted, "consent", 4), (.stepViewed, "done", 5), (.flowCompleted, nil, 6.0),
                 (.stepCompleted, "done", 6.2),
             ])
-        let report = FunnelReport.build(flow: Self.flow, sessions: [session], options: Self.options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: Self.options, now: Date()).report(of: [session])
         #expect(try Self.step(report, "done").completed == 1)
         #expect(report.groups[0].totals.completed == 1)
     }
@@ -208,14 +210,15 @@ import Testing
     @Test func sessionsOfOtherFlowsAreNotCounted() throws {
         var other = Self.completeRun(1, context: [:])
         other.flowID = "another"
-        let report = FunnelReport.build(flow: Self.flow, sessions: [other], options: Self.options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: Self.options, now: Date()).report(of: [other])
         #expect(report.groups.isEmpty)
         #expect(report.otherFlowSessions == 1)
     }
 
     @Test func jsonKeysAreStableSnakeCase() throws {
-        let report = FunnelReport.build(
-            flow: Self.flow, sessions: [Self.completeRun(1, context: [:])], options: Self.options, now: Date())
+        let report = try FunnelAggregator(flow: Self.flow, options: Self.options, now: Date()).report(of: [
+            Self.completeRun(1, context: [:])
+        ])
         let json = try report.rendered(.json)
         for key in [
             "\"flow_id\"", "\"conversion_from_previous\"", "\"time_on_step\"", "\"dropped_here\"",

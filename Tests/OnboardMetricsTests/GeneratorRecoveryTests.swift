@@ -1,8 +1,12 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 /// Recovers the generator's known behaviour parameters from its data through `FunnelReport`:
 /// for every scenario, 200,000 sessions (generated as `--no-faults` does, in memory), grouped with
@@ -59,7 +63,7 @@ import Testing
         // Minutes of CPU: on a thread of its own, not the cooperative pool, so the suites that
         // wait on it in the same process (the HTTP transport's requests) are not starved.
         let counts = try await BlockingIO.run { [options, clean] in
-            Self.count(generator: generator, flows: clean.flows, options: options)
+            try Self.count(generator: generator, flows: clean.flows, options: options)
         }
         var checks = Checks()
         for (key, cell) in counts.cells.sorted(by: { $0.key.description < $1.key.description }) {
@@ -180,7 +184,7 @@ import Testing
     /// Generates the sessions in blocks; each block is grouped, split into cells and reported, so
     /// memory holds one block rather than all 200,000 sessions. A plain loop, not Dispatch's
     /// workers (on Linux the cooperative pool): the scenarios run as parallel test cases anyway.
-    static func count(generator: SyntheticGenerator, flows: [FlowDefinition], options: FunnelOptions) -> Counts {
+    static func count(generator: SyntheticGenerator, flows: [FlowDefinition], options: FunnelOptions) throws -> Counts {
         let counts = Counts()
         let block = 4_000
         let blocks = (sessions + block - 1) / block
@@ -205,7 +209,7 @@ import Testing
             }
             for (key, sessions) in cells {
                 guard let flow = flows.first(where: { $0.id == key.flowID }) else { continue }
-                let report = FunnelReport.build(flow: flow, sessions: sessions, options: options, now: Date())
+                let report = try FunnelAggregator(flow: flow, options: options, now: Date()).report(of: sessions)
                 counts.add(report, flow: flow, context: key.context, variant: key.variant)
             }
         }

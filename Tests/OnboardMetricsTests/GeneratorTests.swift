@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsGeneration
 @testable import OnboardMetricsSDK
 
 @Suite struct GeneratorTests {

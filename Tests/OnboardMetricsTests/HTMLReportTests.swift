@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
 
 /// The HTML reports for a fixed data set: charts present, a row per step, the numbers equal the
@@ -30,9 +33,9 @@ import Testing
     }
 
     @Test func funnelHTMLHasChartsAndTheJSONNumbers() throws {
-        let report = FunnelReport.build(
-            flow: ExampleFlows.healthStudy, sessions: try Self.sessions(.healthStudy, count: 400),
-            options: FunnelOptions(), now: Date(timeIntervalSince1970: 1_800_000_000))
+        let report = try FunnelAggregator(
+            flow: ExampleFlows.healthStudy, options: FunnelOptions(), now: Date(timeIntervalSince1970: 1_800_000_000)
+        ).report(of: try Self.sessions(.healthStudy, count: 400))
         let html = report.html()
         #expect(html.hasPrefix("<!DOCTYPE html>"))
         #expect(html.contains("data-chart=\"funnel-health-study-0-steps\""))
@@ -63,7 +66,7 @@ import Testing
 
     @Test func discoveryConformanceAndAdHocHTML() throws {
         let sessions = try Self.sessions(.spotlight, count: 600)
-        let discovery = DiscoveryReport.build(sessions: sessions)
+        let discovery = try DiscoveryAggregator().report(of: sessions)
         let html = discovery.html()
         #expect(html.contains("data-chart=\"discovery-rates\""))
         let json = try #require(
@@ -75,9 +78,10 @@ import Testing
             #expect(Int(cells[3]) == row["discovered"] as? Int)
             #expect(Self.same(cells[4], row["rate"] as? Double))
         }
-        let conformance = ConformanceReport.build(flow: ExampleFlows.spotlight, sessions: sessions)
+        let conformance = try ConformanceAggregator(flow: ExampleFlows.spotlight).report(of: sessions)
         #expect(conformance.html().contains("data-chart=\"conformance-spotlight-share-fitness\""))
-        let adHoc = try AdHocFunnel(steps: ["session_started", "flow_completed"]).build(sessions: sessions)
+        let adHoc = try AdHocFunnelAggregator(funnel: AdHocFunnel(steps: ["session_started", "flow_completed"])).report(
+            of: sessions)
         let adHocHTML = adHoc.html()
         #expect(adHocHTML.contains("data-chart=\"adhoc-funnel-steps\""))
         #expect(Self.values(adHocHTML, table: "steps", key: "flow_completed").first == String(adHoc.rows[1].count))

@@ -1,7 +1,7 @@
 import Foundation
+import OnboardMetrics
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
 @Suite struct JSONEventParserTests {

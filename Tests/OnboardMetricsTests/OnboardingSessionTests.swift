@@ -1,8 +1,8 @@
 import Foundation
+import OnboardMetrics
 import OnboardMetricsTesting
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
 @Suite struct OnboardingSessionTests {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 /// The Poisson sampler behind the bootstrap, checked against the distribution itself: the
 /// sample mean and variance against λ (both equal λ for a Poisson variable), and Pearson's χ²

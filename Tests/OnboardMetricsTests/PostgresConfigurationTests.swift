@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
 
 @Suite struct PostgresConfigurationTests {

@@ -1,7 +1,8 @@
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 @Suite struct QuantilesTests {
     // Reference values from NumPy 2.4 (np.percentile, default linear method = Hyndman & Fan type 7).

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsCollector
 @testable import OnboardMetricsSDK
 
 /// The token bucket worked by hand: 2 requests a second, bursts of 3.

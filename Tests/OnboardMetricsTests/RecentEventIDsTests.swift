@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
+@testable import OnboardMetricsStore
 
 @Suite struct RecentEventIDsTests {
     static func events(_ count: Int, seed: UInt64) -> [Event] {

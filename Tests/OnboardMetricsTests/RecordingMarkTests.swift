@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsStore
 
 @Suite struct RecordingMarkTests {
     @Test func eachRecorderKeepsTheRangeFromItsFirstOrdinalToItsLast() {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsStatistics
 
 /// The mixture SPRT (always-valid intervals and p-values) and the Mann-Whitney test, against
 /// values computed independently by scripts/reference/statistics_reference.py: the e-value

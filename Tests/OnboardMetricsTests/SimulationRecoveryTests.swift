@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
 
 /// The forecast recovers a generator experiment's known true effect.
@@ -49,8 +52,8 @@ import Testing
         // Sessions the generator cut off at the period's end are left out, as in GeneratorRecoveryTests.
         let until = periodEnd.addingTimeInterval(-model.timing.inProgressMinutes * 60)
         options.until = until
-        let report = try SimulationReport.build(
-            options: options, sessions: sessions, now: periodEnd.addingTimeInterval(options.window))
+        let report = try SimulationSampler(options: options, now: periodEnd.addingTimeInterval(options.window)).report(
+            of: sessions)
 
         let flows = [flow.id: flow]
         let untilMicroseconds = RecordedEvent.microseconds(until)

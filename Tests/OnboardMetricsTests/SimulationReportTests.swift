@@ -1,8 +1,11 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 /// Hand-built sessions with round counts; every expected forecast is worked out by hand in the
 /// comments (probability mass pushed along each path), not taken from the code.
@@ -84,7 +87,7 @@ import Testing
         var options = SimulationOptions(candidate: candidate, baseline: baseline)
         options.draws = draws
         configure(&options)
-        return try SimulationReport.build(options: options, sessions: sessions, now: now)
+        return try SimulationSampler(options: options, now: now).report(of: sessions)
     }
 
     @Test func removingAStepRemovesItsDropOut() throws {

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 /// Reference values computed independently of this code: SciPy 1.x (`scipy.stats.norm`) and the
 /// published tables of Newcombe (1998), "Two-sided confidence intervals for the single proportion:

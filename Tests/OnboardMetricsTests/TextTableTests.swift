@@ -1,6 +1,6 @@
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsRendering
 @testable import OnboardMetricsSDK
 
 @Suite struct TextTableTests {

@@ -1,7 +1,10 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
+@testable import OnboardMetricsSDK
 
 /// `funnel trends`: hand-built sessions over days, ISO weeks and months; expected counts are
 /// worked out in the comments, period labels checked against the ISO 8601 calendar.
@@ -58,8 +61,8 @@ import Testing
     }
 
     @Test func periodsCountSessionsByStartAndMarkThoseMostlyInProgress() throws {
-        let report = TrendReport.build(
-            flow: Fixture.flow, sessions: Self.sessions, options: Self.options(.day), now: Date())
+        let report = try TrendAggregator(flow: Fixture.flow, options: Self.options(.day), now: Date()).report(
+            of: Self.sessions)
         let periods = try #require(report.series.first?.periods)
         // Every day from the first to the last: 8 days.
         #expect(periods.map(\.label) == (5...12).map { String(format: "2026-01-%02d", $0) })
@@ -83,15 +86,15 @@ import Testing
         #expect(done.eligible == 4)
         #expect(done.viewed == 3)
 
-        let weekly = TrendReport.build(
-            flow: Fixture.flow, sessions: Self.sessions, options: Self.options(.week), now: Date())
+        let weekly = try TrendAggregator(flow: Fixture.flow, options: Self.options(.week), now: Date()).report(
+            of: Self.sessions)
         let weeks = try #require(weekly.series.first?.periods)
         #expect(weeks.map(\.label) == ["2026-W02", "2026-W03"])
         #expect(weeks[0].started == 6)
         #expect(weeks[0].completed == 4)
         #expect(weeks[1].mostlyInProgress)
-        let monthly = TrendReport.build(
-            flow: Fixture.flow, sessions: Self.sessions, options: Self.options(.month), now: Date())
+        let monthly = try TrendAggregator(flow: Fixture.flow, options: Self.options(.month), now: Date()).report(
+            of: Self.sessions)
         #expect(monthly.series.first?.periods.map(\.label) == ["2026-01"])
         #expect(monthly.series.first?.periods.first?.started == 10)
     }
@@ -101,7 +104,7 @@ import Testing
         sessions.append(Self.dropped(20, start: Self.monday, context: ["platform": "web"]))
         var options = Self.options(.week)
         options.funnel.breakdown = "platform"
-        let report = TrendReport.build(flow: Fixture.flow, sessions: sessions, options: options, now: Date())
+        let report = try TrendAggregator(flow: Fixture.flow, options: options, now: Date()).report(of: sessions)
         #expect(report.series.map(\.breakdown) == ["(none)", "web"])
         #expect(report.series[1].periods.map(\.started) == [1])
         let json = try report.rendered(.json)

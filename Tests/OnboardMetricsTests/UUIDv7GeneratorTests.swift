@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStatistics
 
 @Suite struct UUIDv7GeneratorTests {
     @Test func layoutFollowsRFC9562() {

@@ -75,3 +75,23 @@ extension JSONValue: ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, 
     }
     public init(nilLiteral: ()) { self = .null }
 }
+
+extension JSONValue {
+    /// A number as people write it: integral values without a fraction (ids are often numbers),
+    /// others as Swift prints them; past 10^15 always as a `Double` (no `Int` conversion to trap).
+    package static func text(_ number: Double) -> String {
+        number == number.rounded() && abs(number) < 1e15 ? String(Int(number)) : String(number)
+    }
+
+    /// A context attribute as a group's label in a breakdown or a stratum: strings as they are,
+    /// numbers by ``text(_:)``, `(none)` when absent or null, `(complex)` for arrays and objects.
+    package static func label(_ value: JSONValue?) -> String {
+        switch value {
+        case .string(let value): value
+        case .number(let value): text(value)
+        case .bool(let value): String(value)
+        case .null, nil: "(none)"
+        case .array, .object: "(complex)"
+        }
+    }
+}

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
 
 /// The built `funnel` executable (or another program), run as a user would: to the end, or as a

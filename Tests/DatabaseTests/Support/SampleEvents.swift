@@ -1,6 +1,6 @@
 import Foundation
+import OnboardMetrics
 
-@testable import OnboardMetrics
 @testable import OnboardMetricsSDK
 
 /// Deterministic events for database tests: `sessions` sessions of `perSession` events each.

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-@testable import OnboardMetrics
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
 
 /// The throwaway PostgreSQL server `scripts/test.sh` starts, and a database of its own per suite.
 enum TestDatabase {

@@ -1,0 +1,252 @@
+import Foundation
+import OnboardMetricsReader
+
+/// An event as the chain search needs it: 24 bytes, so a user's events stay cheap to hold.
+struct AdHocEvent: Sendable, Hashable {
+    var time: Int64
+    var mask: UInt64
+    var seq: Int32
+    /// Lowest matched step index, -1 for none: orders a tie for the any-order search (chains
+    /// regroup ties themselves).
+    var rank: Int16
+
+    init(time: Int64, mask: UInt64, seq: Int) {
+        self.time = time
+        self.mask = mask
+        self.seq = Int32(clamping: seq)
+        self.rank = mask == 0 ? -1 : Int16(mask.trailingZeroBitCount)
+    }
+}
+
+extension AdHocFunnel {
+    /// How far one unit's events get through the funnel.
+    /// - Parameter events: all events of the unit (a session, or every session of a user), in any
+    ///   order; they are put in (time, seq) order and ties taken as ``AdHocFunnel`` describes.
+    /// - Returns: the depth and the times of the reported chain.
+    public func furthestStep(events: [RecordedEvent]) -> Reach {
+        var compact = compactEvents(events)
+        return reach(&compact)
+    }
+
+    /// The events the chain search needs: all of them in strict order (unmatched ones break
+    /// chains), only matched ones otherwise.
+    func compactEvents(_ events: [RecordedEvent]) -> [AdHocEvent] {
+        var compact: [AdHocEvent] = []
+        compact.reserveCapacity(order == .strict ? events.count : 16)
+        for event in events {
+            let mask = matcher.mask(event)
+            if mask != 0 || order == .strict {
+                compact.append(AdHocEvent(time: event.time, mask: mask, seq: event.seq))
+            }
+        }
+        return compact
+    }
+
+    /// Sorts a unit's events (stably, so equal keys keep the order they were gathered in) and
+    /// finds its reach.
+    func reach(_ events: inout [AdHocEvent]) -> Reach {
+        guard events.contains(where: { $0.mask != 0 }) else { return Reach(depth: 0, times: []) }
+        let sorted = events.enumerated().sorted {
+            ($0.element.time, $0.element.rank, $0.element.seq, $0.offset)
+                < ($1.element.time, $1.element.rank, $1.element.seq, $1.offset)
+        }
+        events = sorted.map(\.element)
+        switch order {
+        case .ordered, .strict: return chainReach(events)
+        case .any: return anyOrderReach(events)
+        }
+    }
+
+    /// One partial chain: its start, the times of the steps it reached, and which events (by
+    /// position in the unit's sorted events) filled them, so a tie group never uses one event twice.
+    private struct Chain {
+        var start: Int64
+        var times: [Int64]
+        var events: [Int32]
+    }
+
+    /// Ordered and strict chains, by PostHog's funnel rules (its `aggregate_funnel` UDF) on top of
+    /// ClickHouse's dynamic programme: for each step, keep the chain that reached it with the
+    /// latest start (it dominates: it can extend wherever an earlier-started one can).
+    ///
+    /// Events are taken one instant at a time. The events of an instant are expanded into one
+    /// entry per (event, matched step), taken in step order and then in event order, as PostHog
+    /// expands ties; an entry extends a chain only if the chain does not already hold its event,
+    /// so one event fills at most one step of a chain. Ten steps over four event names, all
+    /// logged at one instant, thus convert through all ten. Strict order treats an instant as one
+    /// move: afterwards only the chains it started or extended survive, so an instant whose events
+    /// match nothing ends every chain, while an unmatched event tied with matched ones does not
+    /// come between them. (PostHog leaves strict ties undefined; entry-by-entry resets would let
+    /// the order of equal entries decide.)
+    private func chainReach(_ events: [AdHocEvent]) -> Reach {
+        var state = ChainState(
+            stepCount: steps.count, strict: order == .strict, windowMicroseconds: windowMicroseconds)
+        var entries: [(step: Int, event: Int32)] = []
+        var groupStart = 0
+        while groupStart < events.count {
+            let time = events[groupStart].time
+            var groupEnd = groupStart + 1
+            while groupEnd < events.count, events[groupEnd].time == time { groupEnd += 1 }
+            entries.removeAll(keepingCapacity: true)
+            for index in groupStart..<groupEnd {
+                var bits = events[index].mask
+                while bits != 0 {
+                    entries.append((bits.trailingZeroBitCount, Int32(index)))
+                    bits &= bits - 1
+                }
+            }
+            if groupEnd - groupStart > 1 { entries.sort { ($0.step, $0.event) < ($1.step, $1.event) } }
+            var touched: UInt64 = 0
+            let before = state.reached
+            for entry in entries {
+                if state.apply(step: entry.step, event: entry.event, time: time, before: before) {
+                    touched |= UInt64(1) << UInt64(entry.step)
+                }
+            }
+            if order == .strict { state.endStrictMove(touched: touched) }
+            // Nothing can beat a complete chain.
+            if state.best.count == steps.count { break }
+            groupStart = groupEnd
+        }
+        return Reach(depth: state.best.count, times: state.best)
+    }
+
+    /// The chains of one unit while its events are taken in order.
+    private struct ChainState {
+        let strict: Bool
+        let windowMicroseconds: Int64
+        var reached: [Chain?]
+        /// Times of the first chain to reach the greatest depth so far.
+        var best: [Int64] = []
+
+        init(stepCount: Int, strict: Bool, windowMicroseconds: Int64) {
+            self.strict = strict
+            self.windowMicroseconds = windowMicroseconds
+            reached = Array(repeating: nil, count: stepCount)
+        }
+
+        /// Strict order after an instant: only chains it started or extended survive, each at the
+        /// furthest step it reached (a chain the instant carried on to the next step no longer
+        /// waits at the earlier one).
+        mutating func endStrictMove(touched: UInt64) {
+            let isTouched = { (step: Int) in touched & (UInt64(1) << UInt64(step)) != 0 }
+            var keep = reached.indices.map(isTouched)
+            for step in reached.indices.dropLast() where keep[step] && isTouched(step + 1) {
+                if let chain = reached[step], let next = reached[step + 1], next.start == chain.start,
+                    next.events.count == chain.events.count + 1, next.events.starts(with: chain.events)
+                {
+                    keep[step] = false
+                }
+            }
+            for step in reached.indices where !keep[step] { reached[step] = nil }
+        }
+
+        /// Takes one entry: `event` matched `step` at `time`; `before` holds the chains as they were
+        /// before this instant. The entry extends the latest-started chain at the previous step
+        /// that is within the window and does not hold the event — the one made at this instant,
+        /// else the one from before it (a chain this very event started must not hide an older
+        /// one it can extend: steps a, a and events a@0 a@1 reach 2). Returns whether it set that step's chain.
+        mutating func apply(step: Int, event: Int32, time: Int64, before: [Chain?]) -> Bool {
+            let chain: Chain
+            if step == 0 {
+                // A chain already started at this instant is the same chain (PostHog keeps the first).
+                if let current = reached[0], current.start == time { return true }
+                chain = Chain(start: time, times: [time], events: [event])
+            } else {
+                let window = windowMicroseconds
+                let usable = { (chain: Chain?) -> Chain? in
+                    guard let chain, time - chain.start <= window, !chain.events.contains(event) else {
+                        return nil
+                    }
+                    return chain
+                }
+                guard let previous = usable(reached[step - 1]) ?? usable(before[step - 1]) else { return false }
+                // Same or later start already here: that chain dominates, keep it — in strict order
+                // only if it got here at this instant (an older one ends unless this instant extends it).
+                if let current = reached[step], current.start >= previous.start, !strict || current.times.last == time {
+                    return current.times.last == time
+                }
+                chain = Chain(start: previous.start, times: previous.times + [time], events: previous.events + [event])
+            }
+            reached[step] = chain
+            if chain.times.count > best.count { best = chain.times }
+            return true
+        }
+    }
+
+    /// Any order: slide a window over the matched events, starting at each one, and count the
+    /// distinct steps its events can fill (a maximum bipartite matching between steps and events,
+    /// since an event may match several steps). The first window with the most steps is reported;
+    /// its times are those of the earliest events of each kind the matching used.
+    private func anyOrderReach(_ events: [AdHocEvent]) -> Reach {
+        let matched = events.filter { $0.mask != 0 }
+        var counts: [UInt64: Int] = [:]
+        var end = 0
+        var bestDepth = 0
+        var bestStart = 0
+        var bestUse: [UInt64: Int] = [:]
+        for start in matched.indices {
+            while end < matched.count, matched[end].time - matched[start].time <= windowMicroseconds {
+                counts[matched[end].mask, default: 0] += 1
+                end += 1
+            }
+            let use = Self.maximumMatching(counts, stepCount: steps.count)
+            let depth = use.values.reduce(0, +)
+            if depth > bestDepth {
+                bestDepth = depth
+                bestStart = start
+                bestUse = use
+                if depth == steps.count { break }
+            }
+            counts[matched[start].mask, default: 0] -= 1
+            if counts[matched[start].mask] == 0 { counts[matched[start].mask] = nil }
+        }
+        var times: [Int64] = []
+        var remaining = bestUse
+        for event in matched[bestStart...] where remaining[event.mask, default: 0] > 0 {
+            remaining[event.mask, default: 0] -= 1
+            times.append(event.time)
+            if times.count == bestDepth { break }
+        }
+        return Reach(depth: bestDepth, times: times)
+    }
+
+    /// The most steps that events of the given kinds (bit sets with counts) can fill, one step per
+    /// event: Kuhn's augmenting paths over event kinds with capacities. Returns how many events of
+    /// each kind are used.
+    static func maximumMatching(_ counts: [UInt64: Int], stepCount: Int) -> [UInt64: Int] {
+        let kinds = counts.keys.sorted()
+        // Fast path, and the common case: every event matches one step.
+        if kinds.allSatisfy({ $0.nonzeroBitCount == 1 }) {
+            return Dictionary(uniqueKeysWithValues: kinds.map { ($0, 1) })
+        }
+        let capacity = kinds.map { min(counts[$0] ?? 0, stepCount) }
+        var assigned = [[Int]](repeating: [], count: kinds.count)
+
+        func augment(_ step: Int, _ visited: inout [Bool]) -> Bool {
+            for (kind, mask) in kinds.enumerated() where mask & (UInt64(1) << UInt64(step)) != 0 && !visited[kind] {
+                visited[kind] = true
+                if assigned[kind].count < capacity[kind] {
+                    assigned[kind].append(step)
+                    return true
+                }
+                // Full: try to move one of this kind's steps to another kind.
+                for slot in assigned[kind].indices {
+                    if augment(assigned[kind][slot], &visited) {
+                        assigned[kind][slot] = step
+                        return true
+                    }
+                }
+            }
+            return false
+        }
+
+        for step in 0..<stepCount {
+            var visited = [Bool](repeating: false, count: kinds.count)
+            _ = augment(step, &visited)
+        }
+        var use: [UInt64: Int] = [:]
+        for (kind, mask) in kinds.enumerated() where !assigned[kind].isEmpty { use[mask] = assigned[kind].count }
+        return use
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import OnboardMetricsReader
+import OnboardMetricsSDK
+
+/// A funnel over event or step names, for logs without a flow definition (`funnel report --steps a,b,c`).
+///
+/// **Matching.** A step name `S` matches an event when any of these holds:
+/// - the event's `name` equals `S` (custom events, feature ids, highlight ids, experiment keys);
+/// - the event is `step_viewed` and its `step_id` equals `S`;
+/// - the event's kind raw value equals `S` (e.g. `flow_completed`).
+///
+/// A step written `KIND:VALUE` with a known kind (e.g. `feature_used:export`,
+/// `step_completed:consent`) matches only events of that kind whose `name` — or `step_id`, for the
+/// step kinds `step_viewed`, `step_completed`, `step_skipped`, `step_back` — equals `VALUE`.
+/// Names are compared exactly (case-sensitive). One event may match several steps; it still fills
+/// at most one step of a chain.
+///
+/// **Event order.** A unit's events are processed by (skew-corrected time, seq); events that share
+/// a time form a tie group, taken as PostHog's funnels take it: when they all match the same
+/// steps, one after another; otherwise each event is expanded into one entry per step it matches,
+/// the entries are taken in step order, an entry cannot extend a chain that already holds its
+/// event, and events matching no step drop out of the group (so they do not break a strict chain
+/// either). Ten steps over four event names, all logged at one instant, thus convert through all
+/// ten. Across sessions of a user, `seq` ties keep the sessions' start order. (Any order is not
+/// affected: it counts distinct steps within a window.)
+///
+/// **Chains** (PostHog's and ClickHouse `windowFunnel`'s rules). Each occurrence of step 1 starts a
+/// chain; an event matching step k+1 extends a chain that has reached step k if it comes no later
+/// than `window` after the chain's start (`time - start <= window`). A unit reaches depth d when some
+/// chain reaches step d; the furthest chain wins. See ``Order`` for how events between steps count.
+///
+/// **Times.** The reported chain is the first one (in event order) to reach the unit's depth; among
+/// chains reaching that depth with the same event, the one that started latest, which is the one
+/// both PostHog and ClickHouse keep and gives the shortest conversion times.
+public struct AdHocFunnel: Sendable, Hashable {
+    /// How events between matched steps count.
+    public enum Order: String, Sendable, Hashable, Codable, CaseIterable {
+        /// Steps in the given order; other events (and repeats) may come between them.
+        case ordered
+        /// Steps in the given order with nothing between: any event of the unit that does not
+        /// match the chain's next step breaks that chain (ClickHouse's `strict_order`, applied per
+        /// chain as PostHog does: a later step-1 occurrence starts a new chain). Events that match
+        /// no step count too, e.g. `session_started` or a `step_completed`.
+        case strict
+        /// Steps in any order: the depth is the most distinct steps matched by events within one
+        /// window (from the first of them), each event filling at most one step. Row k of the
+        /// report then means "any k of the steps".
+        case any
+    }
+
+    /// How far a unit got: the depth (steps reached, 0 when step 1 never occurred) and the times
+    /// (microseconds since 1970) of the reported chain's steps, `times.count == depth`.
+    public struct Reach: Sendable, Hashable {
+        /// Steps reached, 0...steps.count.
+        public var depth: Int
+        /// When each reached step happened in the reported chain.
+        public var times: [Int64]
+
+        /// Creates a reach.
+        public init(depth: Int, times: [Int64]) {
+            self.depth = depth
+            self.times = times
+        }
+    }
+
+    /// The step names, in funnel order.
+    public let steps: [String]
+    /// How events between steps count.
+    public let order: Order
+    /// The conversion window from a chain's start, seconds.
+    public let window: TimeInterval
+    /// Sessions or users.
+    public let unit: FunnelOptions.Unit
+
+    let windowMicroseconds: Int64
+    let matcher: AdHocStepMatcher
+
+    /// The most steps a funnel may have.
+    public static let maximumSteps = 64
+
+    /// Creates a funnel.
+    /// - Parameters:
+    ///   - steps: 1 to 64 non-empty step names (see the type's documentation for matching).
+    ///   - order: `.ordered` (default), `.strict` or `.any`.
+    ///   - window: conversion window from a chain's start, seconds (default 7 days).
+    ///   - unit: `.session` (default) or `.user` (all of a user's sessions' events together).
+    /// - Throws: ``AdHocFunnelError`` for no steps, too many steps, an empty name, or a window that
+    ///   is negative or not finite.
+    public init(
+        steps: [String], order: Order = .ordered, window: TimeInterval = 7 * 86_400, unit: FunnelOptions.Unit = .session
+    ) throws {
+        guard !steps.isEmpty else { throw AdHocFunnelError(.noSteps, "an ad-hoc funnel needs at least one step") }
+        guard steps.count <= Self.maximumSteps else {
+            throw AdHocFunnelError(
+                .tooManySteps, "an ad-hoc funnel has at most \(Self.maximumSteps) steps, not \(steps.count)")
+        }
+        if let index = steps.firstIndex(where: { $0.isEmpty }) {
+            throw AdHocFunnelError(.emptyStepName, "step \(index + 1) has an empty name")
+        }
+        guard window.isFinite, window >= 0 else {
+            throw AdHocFunnelError(.invalidWindow, "the window must be a finite, non-negative number of seconds")
+        }
+        self.steps = steps
+        self.order = order
+        self.window = window
+        self.unit = unit
+        // A window beyond a century is as good as unbounded; capping keeps microseconds in range.
+        self.windowMicroseconds = DurationText.microseconds(window)
+        self.matcher = AdHocStepMatcher(steps: steps)
+    }
+
+    /// The steps an event matches, as a bit set (bit i for step i).
+    public func matchedSteps(_ event: RecordedEvent) -> UInt64 {
+        matcher.mask(event)
+    }
+}
+
+/// An invalid ad-hoc funnel.
+public struct AdHocFunnelError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What kind of failure this is.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private let name: String
+        private init(_ name: String) { self.name = name }
+        public var description: String { name }
+
+        /// No steps were given.
+        public static let noSteps = Code("noSteps")
+        /// More than ``AdHocFunnel/maximumSteps`` steps.
+        public static let tooManySteps = Code("tooManySteps")
+        /// A step name is empty.
+        public static let emptyStepName = Code("emptyStepName")
+        /// The window is negative or not finite.
+        public static let invalidWindow = Code("invalidWindow")
+    }
+
+    /// What kind of failure this is.
+    public var code: Code
+    /// A message for people.
+    public var message: String
+
+    /// Creates an error.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+/// Maps an event to the bit set of the steps it matches, with a few dictionary look-ups per event.
+struct AdHocStepMatcher: Sendable, Hashable {
+    /// Plain step names: matched against `name`, `step_id` of `step_viewed`, and the kind.
+    private var plain: [String: UInt64] = [:]
+    /// `KIND:VALUE` steps, by kind then value.
+    private var qualified: [EventKind: [String: UInt64]] = [:]
+
+    init(steps: [String]) {
+        for (index, step) in steps.enumerated() {
+            let bit = UInt64(1) << UInt64(index)
+            if let colon = step.firstIndex(of: ":"), let kind = EventKind(rawValue: String(step[..<colon])) {
+                qualified[kind, default: [:]][String(step[step.index(after: colon)...]), default: 0] |= bit
+            } else {
+                plain[step, default: 0] |= bit
+            }
+        }
+    }
+
+    func mask(_ event: RecordedEvent) -> UInt64 {
+        var mask: UInt64 = 0
+        if let name = event.name, let bits = plain[name] { mask |= bits }
+        if event.kind == .stepViewed, let stepID = event.stepID, let bits = plain[stepID] { mask |= bits }
+        if let bits = plain[event.kind.rawValue] { mask |= bits }
+        if let values = qualified[event.kind] {
+            // Step kinds carry the step in step_id; the others carry their subject in name.
+            let value = event.kind.isStepEvent ? event.stepID : event.name
+            if let value, let bits = values[value] { mask |= bits }
+        }
+        return mask
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+import OnboardMetricsReader
+import OnboardMetricsSDK
+
+/// Tallies ``DiscoveryTrace``s into a ``DiscoveryReport``.
+///
+/// The baseline is kept without remembering units: per flow, the units and, per feature, the
+/// units that used it within the window after their start ("organic hits"); per highlight and
+/// flow, the same two counts among units shown it. Baseline = flow totals − shown, summed over
+/// the flows the highlight was shown in — exact, and independent of the order units arrive in
+/// (a highlight may be first shown after many of its baseline units were read).
+public struct DiscoveryAggregator: Sendable {
+    struct ReasonCounts {
+        var units = 0
+        var eligible = 0
+        var discovered = 0
+    }
+
+    struct FlowShown {
+        var units = 0
+        var organicHits = 0
+    }
+
+    struct HighlightCounts {
+        var feature: String?
+        var shown = 0
+        var alreadyKnew = 0
+        var discovered = 0
+        var secondsToDiscovery: [Double] = []
+        var reasons: [String: ReasonCounts] = [:]
+        var flows: [String: FlowShown] = [:]
+    }
+
+    /// The flow key of units whose session named no flow.
+    private static let noFlow = "(none)"
+    private static let notDismissed = "(not dismissed)"
+
+    let options: DiscoveryOptions
+    let window: Int64
+    let since: Int64?
+    let until: Int64?
+    var users: [String: DiscoveryTrace] = [:]
+    var units = 0
+    var unitsByFlow: [String: Int] = [:]
+    var organicHits: [String: [String: Int]] = [:]
+    var highlights: [String: HighlightCounts] = [:]
+
+    public init(options: DiscoveryOptions = DiscoveryOptions()) {
+        self.options = options
+        self.window = DurationText.microseconds(options.window)
+        self.since = options.since.map(RecordedEvent.microseconds)
+        self.until = options.until.map(RecordedEvent.microseconds)
+    }
+
+    public mutating func add(_ session: RecordedSession) {
+        let trace = DiscoveryTrace(session)
+        switch options.unit {
+        case .session: count(trace)
+        case .user:
+            if var existing = users.removeValue(forKey: session.userID) {
+                existing.merge(trace)
+                users[session.userID] = existing
+            } else {
+                users[session.userID] = trace
+            }
+        }
+    }
+
+    private mutating func count(_ trace: DiscoveryTrace) {
+        if let since, trace.start < since { return }
+        if let until, trace.start >= until { return }
+        units += 1
+        let flow = trace.flowID ?? Self.noFlow
+        unitsByFlow[flow, default: 0] += 1
+        var hits: Set<String> = []
+        for feature in trace.uses.keys where trace.firstUse(of: feature, from: trace.start, window: window) != nil {
+            hits.insert(feature)
+            organicHits[flow, default: [:]][feature, default: 0] += 1
+        }
+        for (id, showing) in trace.shown {
+            if let wanted = options.highlight, wanted != id { continue }
+            var counts = highlights.removeValue(forKey: id) ?? HighlightCounts()
+            if counts.feature == nil { counts.feature = showing.feature }
+            let feature = showing.feature ?? counts.feature ?? ""
+            counts.shown += 1
+            counts.flows[flow, default: FlowShown()].units += 1
+            if hits.contains(feature) { counts.flows[flow, default: FlowShown()].organicHits += 1 }
+            var reason = counts.reasons[showing.reason ?? Self.notDismissed] ?? ReasonCounts()
+            reason.units += 1
+            if trace.usedBefore(feature, showing.time) {
+                counts.alreadyKnew += 1
+            } else {
+                reason.eligible += 1
+                if let used = trace.firstUse(of: feature, from: showing.time, window: window) {
+                    counts.discovered += 1
+                    reason.discovered += 1
+                    counts.secondsToDiscovery.append(Double(used - showing.time) / 1_000_000)
+                }
+            }
+            counts.reasons[showing.reason ?? Self.notDismissed] = reason
+            highlights[id] = counts
+        }
+    }
+
+    public mutating func report() -> DiscoveryReport {
+        if options.unit == .user {
+            for trace in users.values { count(trace) }
+            users.removeAll()
+        }
+        let level = options.level
+        let rows = highlights.keys.sorted().compactMap { id -> DiscoveryReport.HighlightRow? in
+            guard let counts = highlights[id] else { return nil }
+            let eligible = counts.shown - counts.alreadyKnew
+            let flows = counts.flows.keys.sorted()
+            var baselineUnits = 0
+            var baselineUsed = 0
+            for flow in flows {
+                let shown = counts.flows[flow] ?? FlowShown()
+                baselineUnits += (unitsByFlow[flow] ?? 0) - shown.units
+                baselineUsed += (organicHits[flow]?[counts.feature ?? ""] ?? 0) - shown.organicHits
+            }
+            let rate = Self.ratio(counts.discovered, eligible)
+            let baselineRate = Self.ratio(baselineUsed, baselineUnits)
+            let baseline = DiscoveryReport.Baseline(
+                flows: flows, units: baselineUnits, used: baselineUsed, rate: baselineRate,
+                interval: .wilson(successes: baselineUsed, trials: baselineUnits, level: level))
+            return DiscoveryReport.HighlightRow(
+                highlight: id, feature: counts.feature, shown: counts.shown, alreadyKnew: counts.alreadyKnew,
+                eligible: eligible, discovered: counts.discovered, rate: rate,
+                interval: .wilson(successes: counts.discovered, trials: eligible, level: level),
+                timeToDiscovery: DurationSummary(counts.secondsToDiscovery), dismissed: Self.reasonRows(counts.reasons),
+                baseline: baseline, uplift: rate.flatMap { rate in baselineRate.map { rate - $0 } },
+                upliftInterval: .newcombeDifference(
+                    successes1: counts.discovered, trials1: eligible, successes2: baselineUsed,
+                    trials2: baselineUnits, level: level))
+        }
+        return DiscoveryReport(
+            unit: options.unit, windowSeconds: options.window, level: level, since: options.since,
+            until: options.until, units: units, highlights: rows)
+    }
+
+    /// TipKit's reasons always (zero when unseen, so reports line up), then other recorded
+    /// reasons, then the units never dismissed.
+    private static func reasonRows(_ reasons: [String: ReasonCounts]) -> [DiscoveryReport.ReasonRow] {
+        let known = DismissReason.allCases.map(\.rawValue)
+        let others = reasons.keys.filter { !known.contains($0) && $0 != notDismissed }.sorted()
+        return (known + others + [notDismissed]).map { reason in
+            let counts = reasons[reason] ?? ReasonCounts()
+            return DiscoveryReport.ReasonRow(
+                reason: reason, units: counts.units, eligible: counts.eligible, discovered: counts.discovered,
+                rate: ratio(counts.discovered, counts.eligible))
+        }
+    }
+
+    private static func ratio(_ numerator: Int, _ denominator: Int) -> Double? {
+        denominator == 0 ? nil : Double(numerator) / Double(denominator)
+    }
+}

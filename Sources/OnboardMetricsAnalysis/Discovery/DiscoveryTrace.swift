@@ -1,0 +1,87 @@
+import OnboardMetricsReader
+
+/// What discovery needs to know of one unit (a session, or a user's merged sessions): when it
+/// started, its flow, the highlights it was shown and the times it used features — not its events.
+///
+/// Merging is order-independent (earliest times win, uses are collected), because a user's
+/// sessions leave the reader in the order they close, not the order they started.
+struct DiscoveryTrace: Sendable {
+    /// The first showing of one highlight and its first dismissal.
+    struct Showing: Sendable {
+        var time: Int64
+        var feature: String?
+        var dismissedAt: Int64?
+        var reason: String?
+    }
+
+    /// Start of the unit (its earliest session), microseconds since 1970.
+    var start: Int64
+    /// The flow of the earliest session (`nil` when it named none).
+    var flowID: String?
+    /// By highlight id.
+    var shown: [String: Showing] = [:]
+    /// By feature id: every time it was used.
+    var uses: [String: [Int64]] = [:]
+
+    init(_ session: RecordedSession) {
+        start = session.startTime
+        flowID = session.flowID
+        for event in session.events {
+            switch event.kind {
+            case .highlightShown:
+                guard let id = event.name else { continue }
+                let feature = event.properties["feature"]?.stringValue
+                if let existing = shown[id] {
+                    if event.time < existing.time {
+                        shown[id]?.time = event.time
+                    }
+                    if existing.feature == nil { shown[id]?.feature = feature }
+                } else {
+                    shown[id] = Showing(time: event.time, feature: feature)
+                }
+            case .highlightDismissed:
+                // Dismissals come after their showing in a session's order, so it is known here.
+                guard let id = event.name, shown[id] != nil, shown[id]?.dismissedAt == nil else { continue }
+                shown[id]?.dismissedAt = event.time
+                shown[id]?.reason = event.properties["reason"]?.stringValue ?? "(no reason)"
+                if shown[id]?.feature == nil { shown[id]?.feature = event.properties["feature"]?.stringValue }
+            case .featureUsed:
+                guard let feature = event.name else { continue }
+                uses[feature, default: []].append(event.time)
+            default:
+                continue
+            }
+        }
+    }
+
+    /// Adds another session of the same user.
+    mutating func merge(_ other: DiscoveryTrace) {
+        // Ties broken by value, so merging is commutative (shards merge a user's traces in any order).
+        if (other.start, other.flowID ?? "") < (start, flowID ?? "") {
+            start = other.start
+            flowID = other.flowID
+        }
+        for (id, showing) in other.shown {
+            guard let mine = shown[id] else {
+                shown[id] = showing
+                continue
+            }
+            var merged =
+                (showing.time, showing.dismissedAt ?? .max, showing.reason ?? "")
+                    < (mine.time, mine.dismissedAt ?? .max, mine.reason ?? "") ? showing : mine
+            merged.feature = merged.feature ?? mine.feature ?? showing.feature
+            shown[id] = merged
+        }
+        for (feature, times) in other.uses { uses[feature, default: []] += times }
+    }
+
+    /// Whether the feature was used within `[from, from + window]`, and the first such time.
+    func firstUse(of feature: String, from: Int64, window: Int64) -> Int64? {
+        uses[feature]?.filter { $0 >= from && $0 <= from + window }.min()
+    }
+
+    /// Whether the feature was used strictly before `time`.
+    func usedBefore(_ feature: String, _ time: Int64) -> Bool {
+        uses[feature]?.contains { $0 < time } ?? false
+    }
+}

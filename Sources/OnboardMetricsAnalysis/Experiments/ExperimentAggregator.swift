@@ -1,0 +1,109 @@
+import Foundation
+import OnboardMetricsReader
+
+/// Collects, per variant, exposed units and per metric the eligible and converted ones, one
+/// session at a time. Per session nothing per unit is kept; per user a small record per user is.
+public struct ExperimentAggregator: Sendable {
+    struct Counts {
+        var units = 0
+        var eligible: [Int]
+        var conversions: [Int]
+    }
+
+    /// One unit's exposure and outcome per metric.
+    struct UnitRecord {
+        var variant: String
+        var exposedAt: Int64
+        var mixed = false
+        var eligible: [Bool]
+        var converted: [Bool]
+    }
+
+    let options: ExperimentOptions
+    let windowMicroseconds: Int64
+    var counts: [String: Counts] = [:]
+    var users: [String: UnitRecord] = [:]
+
+    public init(options: ExperimentOptions) {
+        self.options = options
+        windowMicroseconds = DurationText.microseconds(options.window)
+    }
+
+    public mutating func add(_ session: RecordedSession) {
+        guard let record = evaluate(session) else { return }
+        switch options.unit {
+        case .session: count(record)
+        case .user:
+            guard var existing = users[session.userID] else {
+                users[session.userID] = record
+                return
+            }
+            existing.merge(record)
+            users[session.userID] = existing
+        }
+    }
+
+    /// Counts of the variants, and the number of users left out for seeing several variants.
+    /// The report of the units counted: rates, differences and tests per variant and metric.
+    public mutating func report() -> ExperimentReport {
+        let (counts, mixed) = finish()
+        return ExperimentReport.make(counts: counts, mixed: mixed, options: options)
+    }
+
+    mutating func finish() -> (counts: [String: Counts], mixed: Int) {
+        var mixed = 0
+        for record in users.values {
+            if record.mixed { mixed += 1 } else { count(record) }
+        }
+        users = [:]
+        return (counts, mixed)
+    }
+
+    private mutating func count(_ record: UnitRecord) {
+        let empty = Array(repeating: 0, count: options.metrics.count)
+        var row = counts[record.variant] ?? Counts(eligible: empty, conversions: empty)
+        row.units += 1
+        for index in options.metrics.indices where record.eligible[index] {
+            row.eligible[index] += 1
+            if record.converted[index] { row.conversions[index] += 1 }
+        }
+        counts[record.variant] = row
+    }
+
+    /// The session's exposure (its first one to the experiment) and outcome per metric; `nil` when
+    /// it was not exposed, is outside the time range, or belongs to another flow.
+    func evaluate(_ session: RecordedSession) -> UnitRecord? {
+        if let flow = options.flow, session.flowID != flow.id { return nil }
+        guard
+            let exposure = session.events.first(where: { $0.kind == .experimentExposure && $0.name == options.key }),
+            let variant = exposure.properties["variant"]?.stringValue
+        else { return nil }
+        let start = exposure.time
+        if let since = options.since, start < RecordedEvent.microseconds(since) { return nil }
+        if let until = options.until, start >= RecordedEvent.microseconds(until) { return nil }
+        let end = start + windowMicroseconds
+        let inWindow = { (event: RecordedEvent) in event.time >= start && event.time <= end }
+        var eligible: [Bool] = []
+        var converted: [Bool] = []
+        for metric in options.metrics {
+            switch metric {
+            case .completion:
+                eligible.append(true)
+                converted.append(
+                    session.events.contains {
+                        $0.kind == .flowCompleted && inWindow($0)
+                            && (options.flow == nil || $0.flowID == nil || $0.flowID == options.flow?.id)
+                    })
+            case .step(let stepID):
+                eligible.append(options.flow?.step(stepID)?.applies(to: session.context) ?? true)
+                converted.append(
+                    session.events.contains { $0.kind == .stepCompleted && $0.stepID == stepID && inWindow($0) })
+            case .discovery(let feature):
+                let used = { (event: RecordedEvent) in event.kind == .featureUsed && event.name == feature }
+                eligible.append(!session.events.contains { used($0) && $0.time < start })
+                converted.append(session.events.contains { used($0) && inWindow($0) })
+            }
+        }
+        return UnitRecord(variant: variant, exposedAt: start, eligible: eligible, converted: converted)
+    }
+}

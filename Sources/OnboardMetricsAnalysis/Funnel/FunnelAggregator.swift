@@ -1,0 +1,147 @@
+import Foundation
+import OnboardMetricsReader
+import OnboardMetricsSDK
+
+/// Counts replayed sessions into a ``FunnelReport``, one group per breakdown value. Per session
+/// it keeps counters and one duration per step; per user it keeps each user's merged state.
+public struct FunnelAggregator: Sendable {
+    struct GroupCounts {
+        var started = 0
+        var completed = 0
+        var dropped = 0
+        var inProgress = 0
+        var droppedBeforeFirstStep = 0
+        var eligible: [Int]
+        var viewed: [Int]
+        var completedStep: [Int]
+        var skipped: [Int]
+        var droppedHere: [Int]
+        var inProgressHere: [Int]
+        var previousReached: [Int]
+        var viewedAfterPrevious: [Int]
+        var onStep: [[Double]]
+        var fromStart: [[Double]]
+
+        init(stepCount: Int) {
+            let zeros = Array(repeating: 0, count: stepCount)
+            eligible = zeros
+            viewed = zeros
+            completedStep = zeros
+            skipped = zeros
+            droppedHere = zeros
+            inProgressHere = zeros
+            previousReached = zeros
+            viewedAfterPrevious = zeros
+            onStep = Array(repeating: [], count: stepCount)
+            fromStart = onStep
+        }
+    }
+
+    let flow: FlowDefinition
+    let options: FunnelOptions
+    let replay: FunnelReplay
+    let reportEnd: Date
+    var selection: SessionSelection
+    var groups: [String: GroupCounts] = [:]
+    var users: [String: FunnelUnitState] = [:]
+
+    public init(flow: FlowDefinition, options: FunnelOptions, now: Date) {
+        self.flow = flow
+        self.options = options
+        let end = options.reportEnd ?? options.until ?? now
+        self.reportEnd = end
+        self.replay = FunnelReplay(flow: flow, options: options, reportEnd: RecordedEvent.microseconds(end))
+        self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
+    }
+
+    public mutating func add(_ session: RecordedSession) {
+        guard selection.accepts(session) else { return }
+        let state = replay.replay(session)
+        switch options.unit {
+        case .session: count(state)
+        case .user:
+            if var existing = users[session.userID] {
+                users[session.userID] = nil
+                existing.merge(state)
+                users[session.userID] = existing
+            } else {
+                users[session.userID] = state
+            }
+        }
+    }
+
+    private mutating func count(_ state: FunnelUnitState) {
+        let key = state.breakdown ?? ""
+        var group = groups[key] ?? GroupCounts(stepCount: flow.steps.count)
+        groups[key] = nil
+        group.started += 1
+        switch state.status {
+        case .completed: group.completed += 1
+        case .dropped:
+            group.dropped += 1
+            if let last = state.lastStep { group.droppedHere[last] += 1 } else { group.droppedBeforeFirstStep += 1 }
+        case .inProgress:
+            group.inProgress += 1
+            if let last = state.lastStep { group.inProgressHere[last] += 1 }
+        }
+        // In-progress units are reported apart: they have not had their chance at the later steps.
+        if state.status != .inProgress {
+            var previousViewed = true  // the start
+            for index in flow.steps.indices where state.eligible[index] {
+                group.eligible[index] += 1
+                if previousViewed {
+                    group.previousReached[index] += 1
+                    if state.viewed[index] { group.viewedAfterPrevious[index] += 1 }
+                }
+                if state.viewed[index] {
+                    group.viewed[index] += 1
+                    if !state.secondsFromStart[index].isNaN {
+                        group.fromStart[index].append(state.secondsFromStart[index])
+                    }
+                }
+                if state.completed[index] { group.completedStep[index] += 1 }
+                if state.skipped[index] { group.skipped[index] += 1 }
+                if !state.secondsOnStep[index].isNaN { group.onStep[index].append(state.secondsOnStep[index]) }
+                previousViewed = state.viewed[index]
+            }
+        }
+        groups[key] = group
+    }
+
+    public mutating func report() -> FunnelReport {
+        if options.unit == .user {
+            for state in users.values { count(state) }
+            users.removeAll()
+        }
+        let keys = groups.keys.sorted()
+        let reportGroups = keys.compactMap { key -> FunnelReport.Group? in
+            guard let counts = groups[key] else { return nil }
+            let steps = flow.steps.enumerated().map { index, step in
+                FunnelReport.StepRow(
+                    step: step.id, condition: step.when?.source, eligible: counts.eligible[index],
+                    viewed: counts.viewed[index], completed: counts.completedStep[index],
+                    skipped: counts.skipped[index],
+                    droppedHere: counts.droppedHere[index], inProgressHere: counts.inProgressHere[index],
+                    conversionFromPrevious: Self.ratio(
+                        counts.viewedAfterPrevious[index], counts.previousReached[index]),
+                    conversionFromStart: Self.ratio(counts.viewed[index], counts.eligible[index]),
+                    timeOnStep: DurationSummary(counts.onStep[index]),
+                    timeFromStart: DurationSummary(counts.fromStart[index]))
+            }
+            let settled = counts.started - counts.inProgress
+            let totals = FunnelReport.Totals(
+                started: counts.started, completed: counts.completed, dropped: counts.dropped,
+                inProgress: counts.inProgress, completionRate: Self.ratio(counts.completed, settled),
+                droppedBeforeFirstStep: counts.droppedBeforeFirstStep)
+            return FunnelReport.Group(breakdown: options.breakdown == nil ? nil : key, totals: totals, steps: steps)
+        }
+        return FunnelReport(
+            flowID: flow.id, flowVersion: flow.version, unit: options.unit, windowSeconds: options.window,
+            inactivitySeconds: options.inactivity, since: options.since, until: options.until, reportEnd: reportEnd,
+            breakdownBy: options.breakdown, groups: reportGroups, otherFlowSessions: selection.otherFlowSessions)
+    }
+
+    private static func ratio(_ numerator: Int, _ denominator: Int) -> Double? {
+        denominator == 0 ? nil : Double(numerator) / Double(denominator)
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import OnboardMetricsSDK
+
+/// One recorded event, as replay needs it: what happened, where, and when (skew-corrected).
+public struct RecordedEvent: Sendable, Hashable {
+    /// What happened.
+    public var kind: EventKind
+    /// The flow the event belongs to.
+    public var flowID: String?
+    /// That flow's version.
+    public var flowVersion: Int?
+    /// The step, where relevant.
+    public var stepID: String?
+    /// Custom event name, highlight id, feature id or experiment key.
+    public var name: String?
+    /// Skew-corrected time, microseconds since 1970: in a ``RecordedSession``, the app's
+    /// `occurred_at` shifted by its session's clock offset (see ``SessionGrouper``).
+    public var time: Int64
+    /// Position within the session.
+    public var seq: Int
+    /// The event's properties (empty for most step events).
+    public var properties: [String: JSONValue]
+
+    /// Creates a recorded event.
+    public init(
+        kind: EventKind, flowID: String? = nil, flowVersion: Int? = nil, stepID: String? = nil, name: String? = nil,
+        time: Int64, seq: Int, properties: [String: JSONValue] = [:]
+    ) {
+        self.kind = kind
+        self.flowID = flowID
+        self.flowVersion = flowVersion
+        self.stepID = stepID
+        self.name = name
+        self.time = time
+        self.seq = seq
+        self.properties = properties
+    }
+
+    /// The recorded form of a lone event, its time corrected by its own `received_at - sent_at`.
+    public init(_ event: Event) {
+        self.init(
+            kind: event.kind, flowID: event.flowID, flowVersion: event.flowVersion, stepID: event.stepID,
+            name: event.name, time: Self.microseconds(event.correctedTime), seq: event.seq,
+            properties: event.properties)
+    }
+
+    /// The flow-relevant part, for `FlowNavigator.observe(_:)`.
+    public var draft: EventDraft {
+        EventDraft(
+            kind: kind, flowID: flowID, flowVersion: flowVersion, stepID: stepID, name: name, properties: properties)
+    }
+
+    /// The time as a date.
+    public var date: Date { Date(timeIntervalSince1970: Double(time) / 1_000_000) }
+
+    /// Microseconds since 1970.
+    public static func microseconds(_ date: Date) -> Int64 {
+        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+    }
+}

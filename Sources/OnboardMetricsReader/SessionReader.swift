@@ -1,0 +1,226 @@
+import Foundation
+import OnboardMetricsPostgres
+import OnboardMetricsSDK
+
+/// Streams recorded sessions out of PostgreSQL for replay: one binary `COPY ... TO STDOUT` of the
+/// events in event-id order (UUIDv7, so the client's time order), grouped into complete sessions
+/// by a ``SessionGrouper``. Memory is bounded by the sessions open at once, not by the events read.
+///
+/// Time bounds travel as parameters: `COPY` takes none, so they are set as session settings with
+/// a parameterized `set_config` and read back inside the statement.
+public struct SessionReader: Sendable {
+    /// Events created at or after this instant (by event id); `nil` for no lower bound.
+    public var since: Date?
+    /// Events created before this instant; `nil` for no upper bound.
+    public var until: Date?
+    /// A session closes this long (in stream time) after its last event; make it cover the
+    /// longest gap a report looks at (the conversion or discovery window).
+    public var closeAfter: TimeInterval
+    /// When set, a session whose flow completed or was abandoned closes this long after its last
+    /// event instead: for reports that ignore what follows the end of a flow (funnel,
+    /// conformance), so memory holds only the sessions still under way. Leave it `nil` for reports
+    /// that look past the flow's end (discovery, ad-hoc funnels).
+    public var closeFinishedAfter: TimeInterval?
+    /// When set, only sessions of these ``SessionBucket``s are read (a shard's own buckets, or a
+    /// share of one server's for a parallel read); `nil` reads every session.
+    public var buckets: [Int]?
+
+    /// A reader of every event in `[since, until)`.
+    public init(
+        since: Date? = nil, until: Date? = nil, closeAfter: TimeInterval = 8 * 86_400,
+        closeFinishedAfter: TimeInterval? = nil
+    ) {
+        self.since = since
+        self.until = until
+        self.closeAfter = closeAfter
+        self.closeFinishedAfter = closeFinishedAfter
+    }
+
+    /// What a read did.
+    public struct Statistics: Sendable, Hashable, Codable {
+        /// Events read.
+        public var events = 0
+        /// Sessions handed out.
+        public var sessions = 0
+        /// Most sessions held open at once.
+        public var peakOpenSessions = 0
+    }
+
+    /// The statement the reader runs (also what the benchmark compares against).
+    public var copyStatement: String {
+        var conditions: [String] = []
+        if since != nil {
+            conditions.append(
+                "event_id >= onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.since')::timestamptz)")
+        }
+        if until != nil {
+            conditions.append(
+                "event_id < onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.until')::timestamptz)")
+        }
+        if buckets != nil {
+            conditions.append(
+                "onboardmetrics_bucket(session_id) = ANY (string_to_array(current_setting('onboardmetrics.buckets'), ',')::integer[])"
+            )
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        return """
+            COPY (SELECT \(Self.columns) FROM events\(filter) ORDER BY event_id) TO STDOUT (FORMAT binary)
+            """
+    }
+
+    /// The columns replay reads; properties only where they are not empty.
+    public static let columns =
+        "event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, NULLIF(properties, '{}'::jsonb)"
+
+    /// Reads the sessions and hands each, complete, to `body`.
+    /// - Parameters:
+    ///   - connection: the database.
+    ///   - progress: called every 100,000 events with the count so far.
+    ///   - body: receives each session once it is complete.
+    /// - Returns: counts of what was read.
+    /// - Throws: `PostgresError`, or what `body` throws.
+    @discardableResult
+    public func read(
+        on connection: PostgresConnection, progress: (Int) -> Void = { _ in }, _ body: (RecordedSession) throws -> Void
+    ) throws -> Statistics {
+        var settings: [PostgresValue] = []
+        var assignments: [String] = []
+        if let since {
+            settings.append(.text(ISO8601DateFormatter().string(from: since)))
+            assignments.append("set_config('onboardmetrics.since', $\(settings.count), false)")
+        }
+        if let until {
+            settings.append(.text(ISO8601DateFormatter().string(from: until)))
+            assignments.append("set_config('onboardmetrics.until', $\(settings.count), false)")
+        }
+        if let buckets {
+            settings.append(.text(buckets.map(String.init).joined(separator: ",")))
+            assignments.append("set_config('onboardmetrics.buckets', $\(settings.count), false)")
+        }
+        if !assignments.isEmpty { try connection.query("SELECT " + assignments.joined(separator: ", "), settings) }
+
+        var grouper = SessionGrouper(
+            closeAfter: DurationText.microseconds(closeAfter),
+            closeFinishedAfter: closeFinishedAfter.map { DurationText.microseconds($0) })
+        var statistics = Statistics()
+        var decoder = RowDecoder()
+        try connection.copyOut(copyStatement) { row in
+            guard let sessionID = try row.uuid(1) else {
+                throw PostgresError(.invalidValue, "an events row has no session_id")
+            }
+            let (streamTime, event, offset) = try decoder.decode(row)
+            try grouper.add(
+                sessionID: sessionID, userID: { row.text(2) ?? "" }, streamTime: streamTime, event: consume event,
+                clockOffset: offset
+            ) { session in
+                statistics.sessions += 1
+                try body(session)
+            }
+            statistics.events += 1
+            if statistics.events % 100_000 == 0 { progress(statistics.events) }
+        }
+        statistics.peakOpenSessions = grouper.peakOpenCount
+        try grouper.finish { session in
+            statistics.sessions += 1
+            try body(session)
+        }
+        return statistics
+    }
+}
+
+/// Decodes rows of ``SessionReader/columns``, reusing the strings that repeat (flows, steps,
+/// names) so most rows allocate nothing.
+struct RowDecoder {
+    private var flows = StringInterner()
+    private var steps = StringInterner()
+    private var names = StringInterner()
+    private var propertyObjects = PropertiesInterner()
+
+    mutating func decode(_ row: BinaryCopyRow) throws -> (Int64, RecordedEvent, Int64?) {
+        guard let eventID = try row.uuid(0), let seq = try row.int32(3), let kindBytes = row.rawBytes(4),
+            let occurred = try row.timestampMicroseconds(9)
+        else { throw PostgresError(.invalidValue, "an events row lacks a required column") }
+        guard let kind = EventKind(utf8: kindBytes) else {
+            throw PostgresError(
+                .invalidValue, "an events row has the unknown kind '\(String(decoding: kindBytes, as: UTF8.self))'")
+        }
+        // The clock offset (received_at - sent_at) is applied per session by the grouper.
+        var offset: Int64?
+        if let sent = try row.timestampMicroseconds(10), let received = try row.timestampMicroseconds(11) {
+            offset = received - sent
+        }
+        let unixTime = occurred + postgresEpochOffsetMicroseconds
+        var properties: [String: JSONValue] = [:]
+        if let raw = row.rawBytes(12), raw.count > 1 {
+            properties = try propertyObjects.object(UnsafeRawBufferPointer(rebasing: raw[1...]))
+        }
+        let streamTime = eventID.version7Milliseconds.map { $0 * 1000 } ?? unixTime
+        let event = RecordedEvent(
+            kind: kind, flowID: flows.string(row.rawBytes(5)), flowVersion: try row.int32(6).map(Int.init),
+            stepID: steps.string(row.rawBytes(7)), name: names.string(row.rawBytes(8)), time: unixTime, seq: Int(seq),
+            properties: properties)
+        return (streamTime, event, offset)
+    }
+}
+
+/// Returns the same `String` for the same bytes, for the few values that repeat on every row
+/// (flow ids, step ids): comparing bytes is cheaper than building and hashing a new string.
+struct StringInterner {
+    private var entries: [(bytes: [UInt8], string: String)] = []
+    private var last = -1
+
+    mutating func string(_ bytes: UnsafeRawBufferPointer?) -> String? {
+        guard let bytes else { return nil }
+        if last >= 0, entries[last].bytes.elementsEqual(bytes) { return entries[last].string }
+        for index in entries.indices
+        where entries[index].bytes.count == bytes.count && entries[index].bytes.elementsEqual(bytes) {
+            last = index
+            return entries[index].string
+        }
+        let string = String(decoding: bytes, as: UTF8.self)
+        // Beyond a few hundred distinct values a linear search costs more than it saves.
+        if entries.count < 256 {
+            entries.append((Array(bytes), string))
+            last = entries.count - 1
+        }
+        return string
+    }
+}
+
+/// Returns one shared dictionary for JSON objects that repeat byte for byte (session contexts,
+/// variants, dismissal reasons), so held sessions do not each carry a copy.
+struct PropertiesInterner {
+    private var buckets: [UInt64: [(bytes: [UInt8], object: [String: JSONValue])]] = [:]
+    private var count = 0
+
+    mutating func object(_ json: UnsafeRawBufferPointer) throws -> [String: JSONValue] {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in json { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+        if let bucket = buckets[hash] {
+            for entry in bucket where entry.bytes.count == json.count && entry.bytes.elementsEqual(json) {
+                return entry.object
+            }
+        }
+        var cursor = JSONCursor(json.bindMemory(to: UInt8.self))
+        let object = try cursor.object()
+        // Objects that never repeat (ids, free text) would only fill the table: stop at 4,096.
+        if count < 4_096 {
+            buckets[hash, default: []].append((Array(json), object))
+            count += 1
+        }
+        return object
+    }
+}
+
+extension EventKind {
+    private static let byUTF8: [(bytes: [UInt8], kind: EventKind)] = allCases.map { (Array($0.rawValue.utf8), $0) }
+
+    /// The kind whose raw value these UTF-8 bytes spell.
+    init?(utf8 bytes: UnsafeRawBufferPointer) {
+        for entry in Self.byUTF8 where entry.bytes.count == bytes.count && entry.bytes.elementsEqual(bytes) {
+            self = entry.kind
+            return
+        }
+        return nil
+    }
+}

@@ -1,0 +1,211 @@
+import Foundation
+import OnboardMetricsPostgres
+import OnboardMetricsSDK
+
+/// Loads event files (JSONL, or CSV through a column mapping) into the `events` table.
+///
+/// One thread parses and validates while others write batches with ``EventStore`` (binary COPY,
+/// one transaction per batch, duplicates dropped) on ``IngestOptions/writeConnections``
+/// connections, with at most one batch more than the writers between them. A bad
+/// line is rejected (reported with file and line, and written to a rejects file) and never stops
+/// the others; ids are deterministic, so ingesting the same file again adds nothing.
+public struct EventIngester: Sendable {
+    /// A rejected line.
+    public struct Rejection: Sendable, Hashable, CustomStringConvertible {
+        /// The input file.
+        public var file: String
+        /// The line number, from 1 (for a CSV record spanning lines, its first line).
+        public var line: Int
+        /// Why it was rejected.
+        public var reason: String
+
+        public var description: String { "\(file):\(line): \(reason)" }
+    }
+
+    /// How far an ingest has come.
+    public struct Progress: Sendable, Hashable {
+        /// Bytes of input consumed, over all files.
+        public var bytesRead: Int
+        /// Bytes of input in total.
+        public var bytesTotal: Int
+        /// Records read so far.
+        public var linesRead: Int
+    }
+
+    /// How files are read.
+    public var options: IngestOptions
+    /// Set for a sharded deployment: each batch goes to its sessions' shards (``ShardedBatchWriter``).
+    package var shards: ShardedBatchWriter.Settings?
+
+    /// Creates an ingester.
+    public init(options: IngestOptions = IngestOptions()) {
+        self.options = options
+    }
+
+    struct Batch: Sendable {
+        var file: Int
+        var events: [Event]
+    }
+
+    /// Ingests `paths` in order into the database. The schema must be migrated.
+    /// - Parameters:
+    ///   - progress: called from the parsing thread every few thousand lines.
+    ///   - rejected: called from the parsing thread for each rejected line.
+    /// - Returns: what was read, stored, dropped as duplicate and rejected, per file.
+    /// - Throws: ``IngestError`` for an unreadable file or a bad mapping, `PostgresError` from the
+    ///   database. Batches committed before the error stay (ingesting again completes the job); if
+    ///   the server itself crashed, its last few commits may be lost too (batches commit without
+    ///   waiting for the disk until the end), and ingesting again restores them as well.
+    public func ingest(
+        _ paths: [String], into configuration: PostgresConfiguration,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in },
+        rejected: @escaping @Sendable (Rejection) -> Void = { _ in }
+    ) async throws -> IngestSummary {
+        let started = Date()
+        let options = options
+        let handoff = BatchHandoff<Batch>(capacity: max(options.writeConnections, 1) + 1)
+        async let parsed = BlockingIO.run {
+            defer { handoff.finish() }
+            return try Self.parse(paths, options: options, now: options.now ?? started, handoff: handoff) {
+                progress($0)
+            } rejected: {
+                rejected($0)
+            }
+        }
+        let written: [Int: EventStore.WriteResult]
+        do {
+            if let shards {
+                written = try await BlockingIO.run { try Self.write(from: handoff, shards: shards) }
+            } else {
+                written = try await Self.write(
+                    from: handoff, to: configuration, connections: options.writeConnections)
+            }
+        } catch {
+            handoff.cancel()
+            _ = try? await parsed
+            throw error
+        }
+        var files = try await parsed
+        for index in files.indices {
+            files[index].inserted = written[index]?.inserted ?? 0
+            files[index].duplicates = written[index]?.duplicates ?? 0
+        }
+        return IngestSummary(files: files, seconds: Date().timeIntervalSince(started))
+    }
+
+    private static func parse(
+        _ paths: [String], options: IngestOptions, now: Date, handoff: BatchHandoff<Batch>,
+        progress: (Progress) -> Void, rejected: (Rejection) -> Void
+    ) throws -> [IngestSummary.File] {
+        let sizes = try paths.map { path in
+            do {
+                return (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? 0
+            } catch {
+                throw IngestError(.io, "cannot read \(path): no such file or not readable")
+            }
+        }
+        let total = sizes.reduce(0, +)
+        let timestamps = TimestampParser(timeZone: options.timeZone)
+        let shared = try options.rejectsPath.map { try RejectsFile(path: $0, inputs: paths) }
+        var files: [IngestSummary.File] = []
+        var done = 0
+        var linesBefore = 0
+        for (index, path) in paths.enumerated() {
+            let format = options.format(of: path)
+            let rejects = try shared ?? RejectsFile(path: path + ".rejects", inputs: paths)
+            var parser = EventFileParser(
+                path: path, format: format, mapping: options.mapping, timestamps: timestamps, now: now,
+                batchSize: options.batchSize)
+            parser.eventMapping = options.eventMapping
+            let counts = try parser.run(rejects: rejects) { events in
+                handoff.put(Batch(file: index, events: events))
+            } reject: {
+                rejected($0)
+            } progress: { bytes, lines in
+                progress(Progress(bytesRead: done + bytes, bytesTotal: total, linesRead: linesBefore + lines))
+            }
+            if shared == nil { try rejects.close() } else { try rejects.flush() }
+            done += sizes[index]
+            linesBefore += counts.linesRead
+            progress(Progress(bytesRead: done, bytesTotal: total, linesRead: linesBefore))
+            var file = IngestSummary.File(path: path, format: format)
+            file.linesRead = counts.linesRead
+            file.rejected = counts.rejected
+            file.rejectsFile = counts.rejected > 0 ? rejects.path : nil
+            files.append(file)
+            if counts.stopped { break }
+        }
+        try shared?.close()
+        return files
+    }
+
+    /// Writes batches on `options.writeConnections` connections until the parser is done; returns
+    /// the results per file index.
+    ///
+    /// Batches commit without waiting for the WAL flush (`synchronous_commit = off`): a server
+    /// crash during the ingest may lose the last few batches, which ingesting again restores (ids
+    /// are deterministic), and each writer ends with one transaction that does wait, which flushes
+    /// every earlier commit. So the ingest never reports rows that are not on disk, and it no longer
+    /// stops for a flush every batch (measured: 23.7 s to 18.8 s on 1.78M events).
+    private static func write(
+        from handoff: BatchHandoff<Batch>, to configuration: PostgresConfiguration, connections: Int
+    ) async throws -> [Int: EventStore.WriteResult] {
+        let planner = SharedPartitionPlanner()
+        return try await withThrowingTaskGroup(of: [Int: EventStore.WriteResult].self) { group in
+            for _ in 0..<max(connections, 1) {
+                group.addTask {
+                    do {
+                        return try await BlockingIO.run {
+                            try writeBatches(from: handoff, to: configuration, planner: planner)
+                        }
+                    } catch {
+                        // Stop the parser and the other writers: their batches in progress commit.
+                        handoff.cancel()
+                        throw error
+                    }
+                }
+            }
+            var results: [Int: EventStore.WriteResult] = [:]
+            for try await written in group {
+                results.merge(written) {
+                    EventStore.WriteResult(
+                        inserted: $0.inserted + $1.inserted, duplicates: $0.duplicates + $1.duplicates)
+                }
+            }
+            return results
+        }
+    }
+
+    /// One writer: its own connection, batches from the shared handoff.
+    private static func writeBatches(
+        from handoff: BatchHandoff<Batch>, to configuration: PostgresConfiguration,
+        planner: SharedPartitionPlanner
+    ) throws -> [Int: EventStore.WriteResult] {
+        let connection = try PostgresConnection(configuration: configuration)
+        defer { connection.close() }
+        try connection.query("SET synchronous_commit = off")
+        let store = EventStore()
+        var results: [Int: EventStore.WriteResult] = [:]
+        var hints = EventStore.WriteHints()
+        while let batch = handoff.take() {
+            try planner.prepare(for: batch.events, store: store, on: connection)
+            let result = try store.write(batch.events, on: connection, receivedAt: Date(), hints: &hints)
+            var sum = results[batch.file] ?? EventStore.WriteResult(inserted: 0, duplicates: 0)
+            sum.inserted += result.inserted
+            sum.duplicates += result.duplicates
+            results[batch.file] = sum
+        }
+        try flushCommits(on: connection)
+        return results
+    }
+
+    /// Waits until every transaction this connection committed is on disk: a transaction that
+    /// waits for its own commit record waits for all the WAL before it.
+    private static func flushCommits(on connection: PostgresConnection) throws {
+        try connection.query("SET synchronous_commit = on")
+        _ = try connection.transaction { connection in
+            // Assigning a transaction id makes the commit write (and flush) a commit record.
+            try connection.query("SELECT pg_current_xact_id()::text")
+        }
+    }
+}
