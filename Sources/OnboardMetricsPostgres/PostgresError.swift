@@ -24,10 +24,6 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         public static let invalidConfiguration = Code("invalidConfiguration")
         /// The server answered in a way this client does not understand.
         public static let protocolViolation = Code("protocolViolation")
-        /// A migration could not be applied or was refused (e.g. a changed checksum).
-        public static let migration = Code("migration")
-        /// The embedded local cluster could not be created, started or stopped.
-        public static let embeddedCluster = Code("embeddedCluster")
     }
 
     /// What kind of failure this is.

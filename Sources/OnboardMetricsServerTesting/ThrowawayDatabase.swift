@@ -49,13 +49,13 @@ public struct ThrowawayDatabase: Sendable {
 
     /// Stops the server (as an outage would: in-flight transactions are cut) and keeps its folder,
     /// for tests of what happens while a database is down; ``restart()`` brings it back.
-    /// - Throws: `PostgresError` `.embeddedCluster` when the server cannot be stopped.
+    /// - Throws: `EmbeddedClusterError` when the server cannot be stopped.
     public func halt() throws {
         _ = try cluster.stop(mode: .immediate)
     }
 
     /// Starts the server again after ``halt()``, with the same data and URL.
-    /// - Throws: `PostgresError` `.embeddedCluster` when it cannot be started.
+    /// - Throws: `EmbeddedClusterError` when it cannot be started.
     public func restart() throws {
         _ = try cluster.start()
     }

@@ -37,14 +37,7 @@ struct DemoPlan: Sendable {
 
     /// Stores every scenario's flows, so `funnel report --flow health-study` finds them.
     func storeFlows(on connection: PostgresConnection) throws {
-        for flow in parts.flatMap(\.generator.scenario.flows) {
-            try connection.query(
-                "INSERT INTO flows (flow_id, version, definition) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING",
-                [
-                    .text(flow.id), .int32(Int32(clamping: flow.version)),
-                    .jsonb(String(decoding: try flow.jsonData(), as: UTF8.self)),
-                ])
-        }
+        for flow in parts.flatMap(\.generator.scenario.flows) { try FlowStore().save(flow, on: connection) }
     }
 
     /// Whether the last session of every part is in the database. They are recorded after
@@ -52,9 +45,7 @@ struct DemoPlan: Sendable {
     func isRecorded(on connection: PostgresConnection) throws -> Bool {
         for part in parts {
             guard let marker = events(part: part, index: part.sessions - 1).first else { continue }
-            let rows = try connection.query(
-                "SELECT count(*)::int8 AS n FROM events WHERE session_id = $1", [.uuid(marker.sessionID)])
-            if (rows.first?["n"].int ?? 0) == 0 { return false }
+            if try !EventStore().containsSession(marker.sessionID, on: connection) { return false }
         }
         return true
     }

@@ -23,10 +23,12 @@ enum ExitStatus {
         switch error {
         case let error as PostgresError:
             switch error.code {
-            case .connectionFailed, .connectionLost, .embeddedCluster: return unavailable
+            case .connectionFailed, .connectionLost: return unavailable
             case .invalidConfiguration: return usage
             default: return failure
             }
+        case is EmbeddedClusterError: return unavailable
+        case is MigrationError: return failure
         case let error as IngestError: return error.code == .io ? data : (error.code == .rejectsFile ? usage : data)
         case is DurationText.ParseError, is AdHocFunnelError: return usage
         case is FlowError, is EventValidationError, is SimulationError: return data

@@ -38,13 +38,11 @@ struct FlowOptions: ParsableArguments {
         }
         // examples/flows/NAME.json from a folder without the source tree: the copy in the binary.
         if let bundled = try ExampleFlows.bundled(named: flow) { return bundled }
-        let stored = try await BlockingIO.run {
+        let definitions = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
-            return try connection.query(
-                "SELECT DISTINCT ON (flow_id) flow_id, definition::text AS definition FROM flows ORDER BY flow_id, version DESC"
-            ).compactMap { $0["definition"].string }
+            defer { connection.close() }
+            return try FlowStore().latest(on: connection)
         }
-        let definitions = try stored.map { try FlowDefinition.decode(from: Data($0.utf8)) }
         guard let definition = definitions.first(where: { $0.id == flow }) else {
             throw ValidationError(
                 "no flow file '\(flow)' and no stored flow with that id"

@@ -124,22 +124,16 @@ struct GenerateCommand: AsyncParsableCommand {
         let console = output.console
         let migrator = try MigrationsLocation.migrator(migrationsDirectory)
         let configuration = try await database.resolve(console: console)
-        let flows = try generator.scenario.flows.map { flow in
-            guard let version = Int32(exactly: flow.version) else {
-                throw ValidationError("flow '\(flow.id)': version \(flow.version) does not fit the flows table")
-            }
-            return (id: flow.id, version: version, json: String(decoding: try flow.jsonData(), as: UTF8.self))
+        let flows = generator.scenario.flows
+        for flow in flows where Int32(exactly: flow.version) == nil {
+            throw ValidationError("flow '\(flow.id)': version \(flow.version) does not fit the flows table")
         }
         try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
             try migrator.migrate(on: connection) { console.status("applying \($0.fileName)") }
             // Reports look flows up by id; a version already stored is never replaced.
-            for flow in flows {
-                try connection.query(
-                    "INSERT INTO flows (flow_id, version, definition) VALUES ($1, $2, $3::jsonb) ON CONFLICT DO NOTHING",
-                    [.text(flow.id), .int32(flow.version), .jsonb(flow.json)])
-            }
+            for flow in flows { try FlowStore().save(flow, on: connection) }
         }
 
         let recorderConfiguration = EventRecorder.Configuration(database: configuration)

@@ -9,25 +9,13 @@ struct ReplayProgress: Sendable {
 
     /// Reads the row estimate; call on the connection's thread before the read starts.
     init(quiet: Bool, connection: PostgresConnection) throws {
-        self.init(quiet: quiet, estimate: try Self.estimate(on: connection))
+        self.init(quiet: quiet, estimate: try EventStore().estimatedCount(on: connection))
     }
 
     /// A bar against a known row estimate (a sharded read sums its shards').
     init(quiet: Bool, estimate: Double) {
         bar = ProgressBar(enabled: !quiet && isatty(STDERR_FILENO) == 1)
         self.estimate = estimate
-    }
-
-    /// PostgreSQL's estimate of the rows of `events` on this connection's database.
-    static func estimate(on connection: PostgresConnection) throws -> Double {
-        let row = try connection.query(
-            """
-            SELECT coalesce(sum(greatest(c.reltuples, 0)), 0)::float8 AS rows
-            FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-            WHERE i.inhparent = 'events'::regclass
-            """
-        ).first
-        return row?["rows"].double ?? 0
     }
 
     /// Called with the number of events read so far.
@@ -68,12 +56,12 @@ extension ReplayProgress {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
             let topology = try ShardCatalog().loadIfMigrated(on: connection)
-            guard topology.isSharded else { return (topology, try Self.estimate(on: connection)) }
+            guard topology.isSharded else { return (topology, try EventStore().estimatedCount(on: connection)) }
             var estimate = 0.0
             for shard in topology.shards {
                 let shardConnection = try PostgresConnection(configuration: shard.configuration)
                 defer { shardConnection.close() }
-                estimate += try Self.estimate(on: shardConnection)
+                estimate += try EventStore().estimatedCount(on: shardConnection)
             }
             return (topology, estimate)
         }

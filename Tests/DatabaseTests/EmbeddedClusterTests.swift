@@ -29,10 +29,10 @@ import Testing
     }
 
     @Test func missingServerProgramsNameThePackage() {
-        let error = #expect(throws: PostgresError.self) {
+        let error = #expect(throws: EmbeddedClusterError.self) {
             try ServerPrograms.locate(environment: ["PATH": "/nonexistent"], searchRoots: [])
         }
-        #expect(error?.code == .embeddedCluster)
+        #expect(error?.code == .programsMissing)
         #expect(error?.message.contains("apt-get install postgresql") == true)
     }
 

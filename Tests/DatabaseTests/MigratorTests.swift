@@ -71,10 +71,10 @@ import Testing
         try "CREATE TABLE extra (id bigint);".write(
             to: folder.appendingPathComponent("9002_extra.sql"), atomically: true, encoding: .utf8)
         let migrator = try Migrator(directory: folder)
-        let error = await #expect(throws: PostgresError.self) {
+        let error = await #expect(throws: MigrationError.self) {
             try await TestDatabase.withConnection(configuration) { try migrator.migrate(on: $0) }
         }
-        #expect(error?.code == .migration)
+        #expect(error?.code == .changed)
         #expect(error?.message.contains("9002_extra.sql") == true)
         let states = try await TestDatabase.withConnection(configuration) { try migrator.status(on: $0).map(\.state) }
         #expect(states == Array(repeating: .applied, count: try Self.projectMigrations()) + [.changed])
@@ -86,9 +86,10 @@ import Testing
         let folder = try Self.migrationsFolder("failing", extra: ["9002_broken.sql": broken])
         defer { try? FileManager.default.removeItem(at: folder) }
         let migrator = try Migrator(directory: folder)
-        let error = await #expect(throws: PostgresError.self) {
+        let error = await #expect(throws: MigrationError.self) {
             try await TestDatabase.withConnection(configuration) { try migrator.migrate(on: $0) }
         }
+        #expect(error?.code == .refused)
         #expect(error?.message.hasPrefix("9002_broken.sql:4:") == true, "\(String(describing: error))")
         #expect(error?.sqlState == "42601")
         let (half, states) = try await TestDatabase.withConnection(configuration) { connection in
@@ -125,6 +126,7 @@ import Testing
 
     @Test(arguments: ["1_short.sql", "0001-dash.sql", "abcd_letters.sql", "0000_zero.sql"])
     func badFileNamesAreRefused(name: String) {
-        #expect(throws: PostgresError.self) { try Migration(fileName: name, sql: "") }
+        let error = #expect(throws: MigrationError.self) { try Migration(fileName: name, sql: "") }
+        #expect(error?.code == .invalidFile)
     }
 }

@@ -71,7 +71,7 @@ public struct EmbeddedCluster: Sendable {
     private var serverUser: String? { ProcessRunner.isRoot ? "postgres" : nil }
 
     /// Whether the cluster exists and its server runs.
-    /// - Throws: `PostgresError` `.embeddedCluster` when the server programs are missing.
+    /// - Throws: ``EmbeddedClusterError`` `.programsMissing` when the server programs are missing.
     public func state() throws -> State {
         guard FileManager.default.fileExists(atPath: dataDirectory + "/PG_VERSION") else { return .notCreated }
         let programs = try ServerPrograms.locate()
@@ -83,7 +83,7 @@ public struct EmbeddedCluster: Sendable {
     /// creates the tool's database in it. Safe to call from several processes at once.
     /// - Parameter progress: told each step that takes time ("creating the cluster", ...).
     /// - Returns: settings that reach the database.
-    /// - Throws: `PostgresError` `.embeddedCluster` with the reason and the server log's last lines.
+    /// - Throws: ``EmbeddedClusterError`` with the reason and the server log's last lines.
     @discardableResult
     public func start(progress: (String) -> Void = { _ in }) throws -> PostgresConfiguration {
         let programs = try ServerPrograms.locate()
@@ -101,8 +101,8 @@ public struct EmbeddedCluster: Sendable {
                 let outcome = try ProcessRunner.run(
                     programs.pgCtl, ["start", "-D", dataDirectory, "-l", log, "-w", "-t", "60"], as: serverUser)
                 guard outcome.status == 0 else {
-                    throw PostgresError(
-                        .embeddedCluster, "PostgreSQL did not start: \(outcome.output)\n\(logTail(log))")
+                    throw EmbeddedClusterError(
+                        .serverFailed, "PostgreSQL did not start: \(outcome.output)\n\(logTail(log))")
                 }
             }
             try createDatabase()
@@ -121,7 +121,7 @@ public struct EmbeddedCluster: Sendable {
     /// Stops the server. Stopping a stopped or absent cluster does nothing.
     /// - Parameter mode: `.fast` (default) or `.immediate`, which simulates a crash.
     /// - Returns: whether a running server was stopped.
-    /// - Throws: `PostgresError` `.embeddedCluster` when `pg_ctl stop` fails.
+    /// - Throws: ``EmbeddedClusterError`` when `pg_ctl stop` fails.
     @discardableResult
     public func stop(mode: StopMode = .fast) throws -> Bool {
         guard try state() == .running else { return false }
@@ -129,7 +129,7 @@ public struct EmbeddedCluster: Sendable {
         let outcome = try ProcessRunner.run(
             programs.pgCtl, ["stop", "-D", dataDirectory, "-m", mode.rawValue, "-w", "-t", "60"], as: serverUser)
         guard outcome.status == 0 else {
-            throw PostgresError(.embeddedCluster, "PostgreSQL did not stop: \(outcome.output)")
+            throw EmbeddedClusterError(.serverFailed, "PostgreSQL did not stop: \(outcome.output)")
         }
         return true
     }
@@ -141,7 +141,7 @@ public struct EmbeddedCluster: Sendable {
             ["-D", dataDirectory, "-U", user, "--auth=trust", "--encoding=UTF8", "--locale=C"],
             as: serverUser)
         guard outcome.status == 0 else {
-            throw PostgresError(.embeddedCluster, "initdb failed in \(dataDirectory): \(outcome.output)")
+            throw EmbeddedClusterError(.serverFailed, "initdb failed in \(dataDirectory): \(outcome.output)")
         }
         // Only a socket in a folder of our own: no TCP port, so nothing else on the machine can reach it.
         let settings = """
@@ -157,7 +157,7 @@ public struct EmbeddedCluster: Sendable {
         do {
             handle = try FileHandle(forWritingTo: URL(fileURLWithPath: configFile))
         } catch {
-            throw PostgresError(.embeddedCluster, "cannot write \(configFile): \(error.localizedDescription)")
+            throw EmbeddedClusterError(.dataFolder, "cannot write \(configFile): \(error.localizedDescription)")
         }
         defer { try? handle.close() }
         handle.seekToEndOfFile()
@@ -191,14 +191,14 @@ public struct EmbeddedCluster: Sendable {
                     [.ownerAccountName: serverUser, .posixPermissions: 0o700], ofItemAtPath: path)
             }
         } catch {
-            throw PostgresError(.embeddedCluster, "cannot create \(path): \(error.localizedDescription)")
+            throw EmbeddedClusterError(.dataFolder, "cannot create \(path): \(error.localizedDescription)")
         }
         if ownedByServer, let serverUser {
             // The server user must be able to walk down to the folder.
             let probe = try ProcessRunner.run("/usr/bin/test", ["-w", path], as: serverUser)
             guard probe.status == 0 else {
-                throw PostgresError(
-                    .embeddedCluster,
+                throw EmbeddedClusterError(
+                    .dataFolder,
                     "the \(serverUser) user cannot reach \(path) (a parent folder is closed to it); "
                         + "choose a data folder elsewhere with --data-dir or \(Self.dataDirectoryEnvironmentKey)")
             }
@@ -213,11 +213,11 @@ public struct EmbeddedCluster: Sendable {
     private func withFileLock<T>(_ path: String, _ body: () throws -> T) throws -> T {
         let descriptor = open(path, O_CREAT | O_RDWR, 0o644)
         guard descriptor >= 0 else {
-            throw PostgresError(.embeddedCluster, "cannot open the lock file \(path)")
+            throw EmbeddedClusterError(.dataFolder, "cannot open the lock file \(path)")
         }
         defer { close(descriptor) }
         guard flock(descriptor, LOCK_EX) == 0 else {
-            throw PostgresError(.embeddedCluster, "cannot lock \(path)")
+            throw EmbeddedClusterError(.dataFolder, "cannot lock \(path)")
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()

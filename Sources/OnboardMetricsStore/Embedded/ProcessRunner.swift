@@ -47,13 +47,13 @@ package enum ProcessRunner {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
         guard spawned == 0 else {
-            throw PostgresError(.embeddedCluster, "could not run \(argv[0]): \(String(cString: strerror(spawned)))")
+            throw EmbeddedClusterError(.serverFailed, "could not run \(argv[0]): \(String(cString: strerror(spawned)))")
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else {
-                throw PostgresError(
-                    .embeddedCluster, "waiting for \(argv[0]) failed: \(String(cString: strerror(errno)))")
+                throw EmbeddedClusterError(
+                    .serverFailed, "waiting for \(argv[0]) failed: \(String(cString: strerror(errno)))")
             }
         }
         let exitCode: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
@@ -68,6 +68,6 @@ package enum ProcessRunner {
             let candidate = folder + "/" + name
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }
-        throw PostgresError(.embeddedCluster, "\(name) not found on PATH")
+        throw EmbeddedClusterError(.programsMissing, "\(name) not found on PATH")
     }
 }

@@ -9,7 +9,7 @@ package struct ServerPrograms: Sendable {
 
     /// Finds the server programs: `ONBOARDMETRICS_PG_BINDIR`, then `PATH`, then the folders
     /// Debian and Homebrew install them in (newest version first).
-    /// - Throws: `PostgresError` `.embeddedCluster` naming the package to install.
+    /// - Throws: ``EmbeddedClusterError`` `.programsMissing` naming the package to install.
     package static func locate(
         environment: [String: String] = ProcessInfo.processInfo.environment,
         searchRoots: [String] = ["/usr/lib/postgresql", "/opt/homebrew/opt", "/usr/local/opt"]
@@ -30,8 +30,8 @@ package struct ServerPrograms: Sendable {
         where ["initdb", "pg_ctl", "postgres"].allSatisfy({ fileManager.isExecutableFile(atPath: "\(folder)/\($0)") }) {
             return ServerPrograms(binDirectory: folder)
         }
-        throw PostgresError(
-            .embeddedCluster,
+        throw EmbeddedClusterError(
+            .programsMissing,
             "the PostgreSQL server programs (initdb, pg_ctl, postgres) were not found; install them with "
                 + "`apt-get install postgresql` (Debian/Ubuntu) or `brew install postgresql@15` (macOS), "
                 + "set ONBOARDMETRICS_PG_BINDIR to their folder, or point funnel at a running server with DATABASE_URL")

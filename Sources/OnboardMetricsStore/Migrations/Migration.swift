@@ -11,15 +11,15 @@ public struct Migration: Sendable, Hashable {
     public let sql: String
 
     /// Creates a migration from a file's name and text.
-    /// - Throws: `PostgresError` `.migration` when the name is not `NNNN_description.sql`.
+    /// - Throws: ``MigrationError`` `.invalidFile` when the name is not `NNNN_description.sql`.
     public init(fileName: String, sql: String) throws {
         let stem = fileName.hasSuffix(".sql") ? String(fileName.dropLast(4)) : ""
         let parts = stem.split(separator: "_", maxSplits: 1)
         guard parts.count == 2, parts[0].count == 4, let version = Int(parts[0]), version > 0,
             parts[1].allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" })
         else {
-            throw PostgresError(
-                .migration, "\(fileName): migration files are named NNNN_description.sql (e.g. 0002_add_index.sql)")
+            throw MigrationError(
+                .invalidFile, "\(fileName): migration files are named NNNN_description.sql (e.g. 0002_add_index.sql)")
         }
         self.version = version
         self.fileName = fileName
@@ -27,14 +27,14 @@ public struct Migration: Sendable, Hashable {
     }
 
     /// Loads every `*.sql` file of a directory, sorted by version.
-    /// - Throws: `PostgresError` `.migration` for a missing directory, a bad name or two files with one version.
+    /// - Throws: ``MigrationError`` `.invalidFile` for a missing directory, a bad name or two files with one version.
     public static func load(from directory: URL) throws -> [Migration] {
         let names: [String]
         do {
             names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
         } catch {
-            throw PostgresError(
-                .migration, "cannot read the migrations folder \(directory.path): \(error.localizedDescription)")
+            throw MigrationError(
+                .invalidFile, "cannot read the migrations folder \(directory.path): \(error.localizedDescription)")
         }
         var migrations: [Migration] = []
         for name in names.sorted() where name.hasSuffix(".sql") {
@@ -43,12 +43,12 @@ public struct Migration: Sendable, Hashable {
             do {
                 sql = try String(contentsOf: url, encoding: .utf8)
             } catch {
-                throw PostgresError(.migration, "\(url.path): cannot be read as UTF-8 text")
+                throw MigrationError(.invalidFile, "\(url.path): cannot be read as UTF-8 text")
             }
             migrations.append(try Migration(fileName: name, sql: sql))
         }
         for (earlier, later) in zip(migrations, migrations.dropFirst()) where earlier.version == later.version {
-            throw PostgresError(.migration, "\(earlier.fileName) and \(later.fileName) have the same version number")
+            throw MigrationError(.invalidFile, "\(earlier.fileName) and \(later.fileName) have the same version number")
         }
         return migrations
     }

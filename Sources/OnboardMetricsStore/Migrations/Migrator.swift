@@ -33,7 +33,7 @@ public struct Migrator: Sendable {
     }
 
     /// Creates a migrator for the `.sql` files of a folder.
-    /// - Throws: `PostgresError` `.migration` when the folder cannot be read or a file is misnamed.
+    /// - Throws: ``MigrationError`` `.invalidFile` when the folder cannot be read or a file is misnamed.
     public init(directory: URL) throws {
         self.init(migrations: try Migration.load(from: directory))
     }
@@ -49,7 +49,8 @@ public struct Migrator: Sendable {
     ///   - connection: the database to migrate.
     ///   - willApply: called before each migration is applied.
     /// - Returns: the migrations this run applied (none when another run already did).
-    /// - Throws: `PostgresError` `.migration` naming the file whose checksum changed or whose SQL failed.
+    /// - Throws: ``MigrationError`` (`.changed`, `.refused`) naming the file whose checksum changed or
+    ///   whose SQL the server refused; `PostgresError` when the database cannot be reached.
     @discardableResult
     public func migrate(on connection: PostgresConnection, willApply: (Migration) -> Void = { _ in }) throws
         -> [Migration]
@@ -57,8 +58,8 @@ public struct Migrator: Sendable {
         try withLock(on: connection) {
             let statuses = try currentStatus(on: connection)
             if let changed = statuses.first(where: { $0.state == .changed }) {
-                throw PostgresError(
-                    .migration,
+                throw MigrationError(
+                    .changed,
                     "\(changed.fileName) was changed after it was applied (its checksum differs); "
                         + "restore the original file and put the change in a new migration")
             }
@@ -77,11 +78,9 @@ public struct Migrator: Sendable {
                             [.int32(Int32(migration.version)), .text(migration.fileName), .text(migration.sql)])
                     }
                 } catch let error as PostgresError where error.code == .server {
-                    var failure = error
-                    failure.code = .migration
-                    failure.message =
-                        "\(migration.fileName)\(Self.line(of: error, in: migration.sql)): \(error.message)"
-                    throw failure
+                    throw MigrationError(
+                        .refused, "\(migration.fileName)\(Self.line(of: error, in: migration.sql)): \(error)",
+                        sqlState: error.sqlState)
                 }
                 applied.append(migration)
             }

@@ -1,4 +1,3 @@
-import CPostgres
 import Foundation
 import OnboardMetricsPostgres
 
@@ -37,7 +36,7 @@ public struct ShardForeignTables: Sendable {
                 """)
             for shard in topology.shards where !shard.buckets.isEmpty {
                 let server = "onboardmetrics_shard_\(shard.id)"
-                var options = try Self.connectionOptions(shard.url)
+                var options = try PostgresConfiguration.options(of: shard.url, naming: "shard URL")
                 let user = options.removeValue(forKey: "user")
                 let password = options.removeValue(forKey: "password")
                 // Options libpq takes that a foreign server may not carry.
@@ -60,25 +59,6 @@ public struct ShardForeignTables: Sendable {
             try connection.query("GRANT USAGE ON SCHEMA sharded TO onboardmetrics_reader")
             try connection.query("GRANT SELECT ON sharded.events TO onboardmetrics_reader")
         }
-    }
-
-    /// The connection options of a URI or conninfo string, as libpq reads them.
-    static func connectionOptions(_ url: String) throws -> [String: String] {
-        var message: UnsafeMutablePointer<CChar>?
-        guard let parsed = PQconninfoParse(url, &message) else {
-            let reason = message.map { String(cString: $0) } ?? "unreadable"
-            if let message { PQfreemem(message) }
-            throw PostgresError(
-                .invalidConfiguration, "cannot read the shard URL \(PostgresConfiguration.redact(url)): \(reason)")
-        }
-        defer { PQconninfoFree(parsed) }
-        var options: [String: String] = [:]
-        var option = parsed
-        while let keyword = option.pointee.keyword {
-            if let value = option.pointee.val { options[String(cString: keyword)] = String(cString: value) }
-            option += 1
-        }
-        return options
     }
 
     /// `key 'value', ...` with values quoted as SQL literals (options cannot be parameters).
