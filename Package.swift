@@ -153,6 +153,8 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
+        // The SDK's own tests: they build and run without the server side (no libpq).
+        .testTarget(name: "OnboardMetricsSDKTests", dependencies: ["OnboardMetricsSDK", "OnboardMetricsTesting"]),
         .testTarget(
             name: "OnboardMetricsTests",
             dependencies: [

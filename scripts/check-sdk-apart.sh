@@ -16,7 +16,11 @@ python3 - "$copy/describe.json" <<'PY'
 import json, sys
 package = json.load(open(sys.argv[1]))
 targets = {t["name"]: t for t in package["targets"]}
-allowed = {"OnboardMetricsSDK": set(), "OnboardMetricsTesting": {"OnboardMetricsSDK"}}
+allowed = {
+    "OnboardMetricsSDK": set(),
+    "OnboardMetricsTesting": {"OnboardMetricsSDK"},
+    "OnboardMetricsSDKTests": {"OnboardMetricsSDK", "OnboardMetricsTesting"},
+}
 for name, deps in allowed.items():
     target = targets[name]
     found = set(target.get("target_dependencies", [])) | set(target.get("product_dependencies", []))
@@ -39,6 +43,8 @@ printf '#error "libpq is not available to the SDK: something in its closure incl
     > "$copy/Sources/CPostgres/shim.h"
 (cd "$copy" && swift build --target OnboardMetricsSDK --scratch-path "$copy/.build-sdk" 2>&1 | tail -3)
 (cd "$copy" && swift build --target OnboardMetricsTesting --scratch-path "$copy/.build-sdk" 2>&1 | tail -1)
+# The SDK's tests too: they build without the server side.
+(cd "$copy" && swift build --target OnboardMetricsSDKTests --scratch-path "$copy/.build-sdk" 2>&1 | tail -1)
 # The same copy must fail to build the server library: the check can tell.
 if (cd "$copy" && swift build --target OnboardMetrics --scratch-path "$copy/.build-sdk" >/dev/null 2>&1); then
     echo "check-sdk-apart: the server library built without libpq; the #error did not take effect" >&2

@@ -13,18 +13,15 @@ import OnboardMetricsSDK
 /// try session.next()
 /// #expect(sink.transcript == ["session_started", "step_viewed welcome", "step_completed welcome", "step_viewed consent"])
 /// ```
-public final class RecordingSink: EventSink, @unchecked Sendable {
-    // Sendable by `lock` (NSLock: the testing product supports the SDK's oldest platforms, where
-    // `Mutex` is not available); `recorded` is only touched inside it.
-    private let lock = NSLock()
-    private var recorded: [Event] = []
+public final class RecordingSink: EventSink, Sendable {
+    private let recorded = LockedBox<[Event]>([])
     private let validator = EventValidator()
 
     /// An empty sink.
     public init() {}
 
     /// Every event recorded so far, in order.
-    public var events: [Event] { lock.withLock { recorded } }
+    public var events: [Event] { recorded.withLock { $0 } }
 
     /// One line per event: its kind, the step it happened on, the highlight, feature, screen or
     /// experiment it names, and a dismissal's reason or an exposure's variant (`step_viewed
@@ -33,7 +30,7 @@ public final class RecordingSink: EventSink, @unchecked Sendable {
     public var transcript: [String] { events.map(Self.line) }
 
     /// Forgets what was recorded.
-    public func removeAll() { lock.withLock { recorded.removeAll() } }
+    public func removeAll() { recorded.withLock { $0.removeAll() } }
 
     public func record(_ event: Event) throws {
         try record(contentsOf: [event])
@@ -41,7 +38,7 @@ public final class RecordingSink: EventSink, @unchecked Sendable {
 
     public func record(contentsOf events: [Event]) throws {
         for event in events { try validator.validate(event, now: event.occurredAt) }
-        lock.withLock { recorded.append(contentsOf: events) }
+        recorded.withLock { $0.append(contentsOf: events) }
     }
 
     static func line(_ event: Event) -> String {

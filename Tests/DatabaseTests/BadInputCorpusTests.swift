@@ -119,13 +119,14 @@ import Testing
         let path = folder.appendingPathComponent("corpus.jsonl").path
         let expected = try Self.jsonlFile(path, good: good, bad: bad)
         for _ in 0..<2 {
-            let rejections = Locked<[EventIngester.Rejection]>([])
+            let rejections = LockedBox<[EventIngester.Rejection]>([])
             let summary = try await EventIngester().ingest([path], into: configuration) { _ in
             } rejected: { rejection in
-                rejections.value.append(rejection)
+                rejections.withLock { $0.append(rejection) }
             }
             #expect(summary.rejected == bad.count)
-            let byLine = Dictionary(rejections.value.map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
+            let byLine = Dictionary(
+                rejections.withLock({ $0 }).map { ($0.line, $0) }, uniquingKeysWith: { first, _ in first })
             #expect(Set(byLine.keys) == Set(expected.keys))
             for (line, reason) in expected {
                 #expect(byLine[line]?.file == path)
@@ -182,14 +183,14 @@ import Testing
             "user_id=user", "session_id=session", "event=event", "occurred_at=time", "step=note",
         ])
         for _ in 0..<2 {
-            let rejections = Locked<[EventIngester.Rejection]>([])
+            let rejections = LockedBox<[EventIngester.Rejection]>([])
             let summary = try await EventIngester(options: options).ingest([path], into: configuration) { _ in
             } rejected: { rejection in
-                rejections.value.append(rejection)
+                rejections.withLock { $0.append(rejection) }
             }
-            #expect(summary.rejected == expected.count, "\(rejections.value)")
+            #expect(summary.rejected == expected.count, "\(rejections.withLock({ $0 }))")
             for (line, reason) in expected {
-                let found = rejections.value.first { $0.line == line }
+                let found = rejections.withLock({ $0 }).first { $0.line == line }
                 #expect(found?.reason.contains(reason) == true, "line \(line): \(found?.reason ?? "not rejected")")
             }
         }

@@ -223,22 +223,23 @@ import Testing
     @Test func aRestartUnderLoadLosesNothingAcknowledged() async throws {
         var fixture = try await CollectorFixture.start("serve_restart", ["--rate-limit", "0"])
         defer { fixture.close() }
-        let endpoint = Locked(fixture.endpoint)
+        let endpoint = LockedBox(fixture.endpoint)
         let acknowledged = Acknowledged()
         let key = fixture.key
         // Clients are stopped by a flag, not by cancelling their tasks: cancelling a task while its
         // URLSession request completes deadlocks swift-corelibs-foundation (seen in CI).
-        let running = Locked(true)
+        let running = LockedBox(true)
         let clients = (0..<4).map { client in
             Task {
                 var batchNumber = 0
-                while running.value {
+                while running.withLock({ $0 }) {
                     let events = Self.recentEvents(
                         sessions: 2, perSession: 10, seed: UInt64(1_000 * client + batchNumber + 100))
                     batchNumber += 1
                     // Resend the same batch until it is acknowledged, as a client must.
-                    while running.value {
-                        if let reply = try? await Self.post(endpoint.value, key: key, body: Self.batch(events)),
+                    while running.withLock({ $0 }) {
+                        if let reply = try? await Self.post(
+                            endpoint.withLock({ $0 }), key: key, body: Self.batch(events)),
                             reply.status == 200
                         {
                             await acknowledged.add(events.map(\.eventID))
@@ -255,9 +256,9 @@ import Testing
         let (server, url) = try await FunnelProcess.serve(
             ["--database-url", fixture.url, "--spool-dir", fixture.folder.appendingPathComponent("spool").path])
         fixture.server = server
-        endpoint.value = url
+        endpoint.withLock { $0 = url }
         try await Task.sleep(for: .milliseconds(1_500))
-        running.value = false
+        running.withLock { $0 = false }
         for client in clients { _ = await client.value }
         let stopped = await server.stop(signal: SIGTERM)
         #expect(stopped.status == 0)

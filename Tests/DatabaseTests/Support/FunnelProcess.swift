@@ -45,10 +45,11 @@ final class FunnelProcess: @unchecked Sendable {
     private static func runBlocking(_ arguments: [String], executable: String, directory: URL?) throws -> Outcome {
         let running = try FunnelProcess(arguments, executable: executable, directory: directory)
         // Read both pipes to their ends before waiting, so a full pipe cannot stall the child.
-        let errorData = Locked(Data())
+        let errorData = LockedBox(Data())
         let errorsRead = DispatchSemaphore(value: 0)
         let reader = Thread {
-            errorData.value = running.errors.fileHandleForReading.readDataToEndOfFile()
+            let data = running.errors.fileHandleForReading.readDataToEndOfFile()
+            errorData.withLock { $0 = data }
             errorsRead.signal()
         }
         reader.start()
@@ -57,7 +58,7 @@ final class FunnelProcess: @unchecked Sendable {
         errorsRead.wait()
         return Outcome(
             status: running.process.terminationStatus, output: String(decoding: out, as: UTF8.self),
-            errors: String(decoding: errorData.value, as: UTF8.self))
+            errors: String(decoding: errorData.withLock({ $0 }), as: UTF8.self))
     }
 
     /// Starts `funnel serve ARGUMENTS --port 0` and returns once it prints the URL it listens on.
@@ -100,18 +101,6 @@ final class FunnelProcess: @unchecked Sendable {
         process.waitUntilExit()
         let errors = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         return (process.terminationStatus, errors)
-    }
-}
-
-/// A value several threads or tasks read and set.
-final class Locked<Value: Sendable>: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }
 

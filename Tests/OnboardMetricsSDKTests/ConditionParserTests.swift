@@ -1,4 +1,3 @@
-import OnboardMetrics
 import Testing
 
 @testable import OnboardMetricsSDK

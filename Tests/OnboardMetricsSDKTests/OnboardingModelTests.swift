@@ -60,16 +60,16 @@ import Testing
 
     @Test func viewsReadingTheStepAreToldWhenAMoveChangesIt() throws {
         let model = try OnboardingModel(flow: Self.flow, user: "u3", sink: RecordingSink())
-        let changed = Locked(false)
+        let changed = LockedBox(false)
         // What SwiftUI does for a view's body: track the properties it reads.
         withObservationTracking {
             _ = model.currentStep
         } onChange: {
-            changed.value = true
+            changed.withLock { $0 = true }
         }
         model.highlightShown("nothing-declared")  // refused: no highlight declared, step unchanged
-        #expect(!changed.value)
+        #expect(!changed.withLock { $0 })
         model.next()
-        #expect(changed.value)
+        #expect(changed.withLock { $0 })
     }
 }

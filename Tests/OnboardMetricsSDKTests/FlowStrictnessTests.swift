@@ -1,5 +1,4 @@
 import Foundation
-import OnboardMetrics
 import Testing
 
 @testable import OnboardMetricsSDK

@@ -1,5 +1,4 @@
 import Foundation
-import OnboardMetrics
 import OnboardMetricsTesting
 import Testing
 

@@ -1,5 +1,4 @@
 import Foundation
-import OnboardMetrics
 import Testing
 
 @testable import OnboardMetricsSDK
@@ -12,10 +11,14 @@ import Testing
     }
 
     @Test func everyHexDigitInEitherCaseReadsAsFoundationReadsIt() {
-        var generator = SplitMix64(seed: 16)
+        // Knuth's MMIX linear congruential generator, top byte: every byte value, reproducibly.
+        var state: UInt64 = 16
         for _ in 0..<2_000 {
             var bytes = [UInt8](repeating: 0, count: 16)
-            for index in bytes.indices { bytes[index] = generator.next() }
+            for index in bytes.indices {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                bytes[index] = UInt8(truncatingIfNeeded: state >> 56)
+            }
             let uuid = bytes.withUnsafeBytes { UUID(uuid: $0.load(as: uuid_t.self)) }
             for text in [uuid.uuidString, uuid.uuidString.lowercased()] {
                 #expect(parse(text) == uuid, "\(text)")

@@ -1,5 +1,4 @@
 import Foundation
-import OnboardMetrics
 import Testing
 
 @testable import OnboardMetricsSDK
@@ -606,7 +605,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         // The worker stalls at its first disk write until released: the disk has stalled.
         let gate = DispatchSemaphore(value: 0)
-        let stalled = Locked(true)
+        let stalled = LockedBox(true)
         let poster = ScriptedPoster()
         let observer = Observer()
         let transport = try HTTPTransport(
@@ -617,26 +616,26 @@ import Testing
                     $0.batchSize = 10
                 }),
             poster: poster, random: { 0.5 }, retryDelay: { observer.delay($0) },
-            beforeDiskWrite: { if stalled.value { gate.wait() } })
+            beforeDiskWrite: { if stalled.withLock({ $0 }) { gate.wait() } })
         let events = Self.events(5_000)
         // Recorded on a thread of its own: were record() to wait for the disk, the test fails at the
         // deadline below instead of hanging.
         let done = DispatchSemaphore(value: 0)
-        let longest = Locked<TimeInterval>(0)
-        let failure = Locked<String?>(nil)
+        let longest = LockedBox<TimeInterval>(0)
+        let failure = LockedBox<String?>(nil)
         Thread {
             for event in events {
                 let started = Date()
-                do { try transport.record(event) } catch { failure.value = "\(error)" }
+                do { try transport.record(event) } catch { failure.withLock { $0 = "\(error)" } }
                 let took = Date().timeIntervalSince(started)
-                if took > longest.value { longest.value = took }
+                longest.withLock { $0 = max($0, took) }
             }
             done.signal()
         }.start()
         let finished = done.wait(timeout: .now() + 60) == .success
         #expect(finished, "record() waited for the stalled disk")
-        #expect(failure.value == nil)
-        #expect(longest.value < 1, "the longest record() call took \(longest.value) s")
+        #expect(failure.withLock { $0 } == nil)
+        #expect(longest.withLock { $0 } < 1, "the longest record() call took \(longest.withLock { $0 }) s")
         let stalledCounters = transport.counters
         #expect(stalledCounters.recorded == 5_000)
         #expect(stalledCounters.buffered == 100)
@@ -645,7 +644,7 @@ import Testing
         #expect(stalledCounters.dropped >= 4_000)
         #expect(taken >= 1 && taken <= 100)
 
-        stalled.value = false
+        stalled.withLock { $0 = false }
         gate.signal()
         #expect(await transport.flush())
         let counters = await transport.shutdown()
