@@ -6,8 +6,9 @@ import Foundation
 /// The value is reached only inside ``withLock(_:)``, so it can be neither read without the lock
 /// nor kept after it is released. The SDK runs where `Synchronization.Mutex` does not exist yet
 /// (iOS 16, macOS 14), hence `NSLock`; the server targets use swift-nio's `NIOLockedValueBox`.
-package final class LockedBox<Value>: @unchecked Sendable {
-    // Unchecked: `value` is only touched while `lock` is held.
+package final class LockedBox<Value: Sendable>: @unchecked Sendable {
+    // Unchecked: `value` is only touched while `lock` is held, and it is Sendable, so what a
+    // caller takes out of ``withLock(_:)`` is safe to keep.
     private let lock = NSLock()
     private var value: Value
 
