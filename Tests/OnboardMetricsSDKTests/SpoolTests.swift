@@ -90,4 +90,30 @@ import Testing
         #expect(error?.code == .spool)
         _ = first
     }
+
+    /// A spool refused its folder (another owner holds it) closes its lock file once: a second
+    /// close, from `deinit`, would close whatever file another thread had been given that number
+    /// meanwhile (seen as "Bad file descriptor" in a transport's spool).
+    @Test func aSpoolRefusedItsFolderClosesNoOtherFile() throws {
+        let held = Self.folder()
+        let other = Self.folder()
+        defer {
+            try? FileManager.default.removeItem(atPath: held)
+            try? FileManager.default.removeItem(atPath: other)
+        }
+        let owner = try Spool(directory: held, capacityBytes: 1 << 20, log: { _ in })
+        let writer = try Spool(directory: other, capacityBytes: 1 << 30, log: { _ in })
+        let refusals = Thread {
+            for _ in 0..<3_000 { _ = try? Spool(directory: held, capacityBytes: 1 << 20, log: { _ in }) }
+        }
+        refusals.start()
+        // Small segments: the writer opens a file every few appends, racing the refusals.
+        for round in 0..<300 {
+            writer.sealActiveSegment()
+            try writer.append(Self.events(1, offset: round))
+        }
+        while !refusals.isFinished { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(writer.sealedSegments().count >= 1)
+        owner.close()
+    }
 }

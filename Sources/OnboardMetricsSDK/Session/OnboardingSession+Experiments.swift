@@ -13,7 +13,7 @@ extension OnboardingSession {
     public static func start(
         flow: FlowDefinition, catalog: FlowCatalog? = nil, user: String, context: [String: JSONValue] = [:],
         experiments: [ExperimentDefinition], sink: any EventSink, clock: @escaping @Sendable () -> Date = { Date() },
-        random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws -> OnboardingSession {
         var variants: [String: String] = [:]
         for experiment in experiments {

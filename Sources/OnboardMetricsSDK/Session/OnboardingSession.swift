@@ -9,9 +9,10 @@ import Foundation
 /// threads; moves are applied one at a time in the order they are made.
 ///
 /// Sendable by a lock rather than an actor so that moves stay synchronous on the app's main thread
-/// (an actor would make every button tap `await`); `Mutex` would need iOS 18. Every stored
-/// property that changes is read and written only inside `lock`.
-public final class OnboardingSession: @unchecked Sendable {
+/// (an actor would make every button tap `await`); `Mutex` would need iOS 18. What a move changes
+/// (the navigator, `seq`, the id generator and its random source) is one value in a
+/// `LockedBox`, reached only with its lock held.
+public final class OnboardingSession: Sendable {
     /// The session's id (random, version 4).
     public let sessionID: UUID
     /// The user the session belongs to.
@@ -19,13 +20,18 @@ public final class OnboardingSession: @unchecked Sendable {
     /// Experiment variants this session was assigned, by experiment key.
     public let variants: [String: String]
 
-    private let lock = NSLock()
-    private var navigator: FlowNavigator
     private let sink: any EventSink
     private let clock: @Sendable () -> Date
-    private var ids = UUIDv7Generator()
-    private var random: AnyRandomNumberGenerator
-    private var seq = 0
+    private let state: LockedBox<State>
+
+    /// What a move changes; a move works on a copy and stores it back only once its events are
+    /// recorded.
+    private struct State: Sendable {
+        var navigator: FlowNavigator
+        var ids = UUIDv7Generator()
+        var random: AnyRandomNumberGenerator
+        var seq = 0
+    }
 
     /// Starts a session: records `session_started` (with the context), any experiment exposures,
     /// and the view of the first step whose condition holds.
@@ -38,12 +44,13 @@ public final class OnboardingSession: @unchecked Sendable {
     ///     issue's `Assignment`); one `experiment_exposure` is recorded per entry.
     ///   - sink: where events go, usually an `EventRecorder`.
     ///   - clock: the time source for `occurred_at`.
-    ///   - random: randomness for the session and event ids.
+    ///   - random: randomness for the session and event ids (a seeded generator gives
+    ///     reproducible ids); the session keeps it, so it is Sendable.
     /// - Throws: `FlowError` when the flow cannot start, `EventValidationError` for invalid input.
     public static func start(
         flow: FlowDefinition, catalog: FlowCatalog? = nil, user: String, context: [String: JSONValue] = [:],
         variants: [String: String] = [:], sink: any EventSink, clock: @escaping @Sendable () -> Date = { Date() },
-        random: any RandomNumberGenerator = SystemRandomNumberGenerator()
+        random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws -> OnboardingSession {
         let session = OnboardingSession(
             flow: flow, catalog: catalog, user: user, context: context, variants: variants, sink: sink, clock: clock,
@@ -63,30 +70,32 @@ public final class OnboardingSession: @unchecked Sendable {
     private init(
         flow: FlowDefinition, catalog: FlowCatalog?, user: String, context: [String: JSONValue],
         variants: [String: String], sink: any EventSink, clock: @escaping @Sendable () -> Date,
-        random: any RandomNumberGenerator
+        random: any RandomNumberGenerator & Sendable
     ) {
         var random = AnyRandomNumberGenerator(base: random)
         self.sessionID = UUIDv7Generator.randomV4(using: &random)
-        self.random = random
         self.userID = user
         self.variants = variants
-        self.navigator = FlowNavigator(flow: flow, catalog: catalog, context: context)
         self.sink = sink
         self.clock = clock
+        self.state = LockedBox(
+            State(navigator: FlowNavigator(flow: flow, catalog: catalog, context: context), random: random))
     }
 
     /// The step on screen, `nil` once the flow finished.
-    public var currentStep: Step? { lock.withLock { navigator.isFinished ? nil : navigator.currentStep } }
+    public var currentStep: Step? {
+        state.withLock { $0.navigator.isFinished ? nil : $0.navigator.currentStep }
+    }
     /// Running, completed or abandoned.
-    public var status: FlowNavigator.Status { lock.withLock { navigator.status } }
+    public var status: FlowNavigator.Status { state.withLock { $0.navigator.status } }
     /// How far the session is through the flow on screen.
-    public var progress: FlowNavigator.Progress { lock.withLock { navigator.progress } }
+    public var progress: FlowNavigator.Progress { state.withLock { $0.navigator.progress } }
     /// Whether ``skip()`` is allowed now.
-    public var canSkip: Bool { lock.withLock { navigator.canSkip } }
+    public var canSkip: Bool { state.withLock { $0.navigator.canSkip } }
     /// Whether ``back()`` is allowed now.
-    public var canGoBack: Bool { lock.withLock { navigator.canGoBack } }
+    public var canGoBack: Bool { state.withLock { $0.navigator.canGoBack } }
     /// The navigator's state, read in one step (what ``OnboardingModel`` publishes after a move).
-    public var navigatorSnapshot: FlowNavigator { lock.withLock { navigator } }
+    public var navigatorSnapshot: FlowNavigator { state.withLock { $0.navigator } }
 
     /// Completes the current step and shows the next one whose condition holds.
     public func next() throws { try move { try $0.next() } }
@@ -137,33 +146,22 @@ public final class OnboardingSession: @unchecked Sendable {
     /// sink together (``EventSink/record(contentsOf:)`` validates all before recording any), so a
     /// move that throws records nothing and leaves the position and `seq` unchanged.
     private func move(_ transition: (inout FlowNavigator) throws -> [EventDraft]) throws {
-        try lock.withLock {
-            var next = navigator
-            let drafts = try transition(&next)
+        try state.withLock { state in
+            var next = state
+            let drafts = try transition(&next.navigator)
             let now = clock()
-            var nextSeq = seq
-            var nextIDs = ids
-            var nextRandom = random
             var events: [Event] = []
             events.reserveCapacity(drafts.count)
             for draft in drafts {
-                nextSeq += 1
+                next.seq += 1
                 events.append(
                     Event(
-                        draft, eventID: nextIDs.next(at: now, using: &nextRandom), sessionID: sessionID,
-                        userID: userID, seq: nextSeq, occurredAt: now))
+                        draft, eventID: next.ids.next(at: now, using: &next.random), sessionID: sessionID,
+                        userID: userID, seq: next.seq, occurredAt: now))
             }
+            // Recorded with the lock held, so that moves reach the sink in the order they are made.
             if !events.isEmpty { try sink.record(contentsOf: events) }
-            navigator = next
-            seq = nextSeq
-            ids = nextIDs
-            random = nextRandom
+            state = next
         }
     }
-}
-
-/// A random number generator of any concrete type, stored in a property.
-struct AnyRandomNumberGenerator: RandomNumberGenerator {
-    var base: any RandomNumberGenerator
-    mutating func next() -> UInt64 { base.next() }
 }

@@ -21,7 +21,12 @@ import Foundation
 /// `Retry-After` they carry); any other `4xx` drops the batch as rejected. Memory stays bounded
 /// (about ten batches waiting for the disk, plus a batch and one queue segment being sent), and
 /// the disk queue by ``Configuration/maximumQueueBytes``.
-public final class HTTPTransport: @unchecked Sendable {
+///
+/// Every rule above is a `TransportStateMachine` value behind one lock, which callers and the
+/// worker hold only briefly; the worker thread carries out what the machine decides (disk
+/// writes, requests, log lines). ``flush()`` and ``shutdown()`` suspend without blocking a
+/// thread, and the worker never waits for the network.
+public final class HTTPTransport: Sendable {
     /// Where the transport sends, how it batches and how it retries.
     public struct Configuration: Sendable {
         /// The collector's base URL, e.g. `https://collector.example.com`; requests go to `/v1/batch` under it.
@@ -106,44 +111,20 @@ public final class HTTPTransport: @unchecked Sendable {
     /// Runs on the worker thread before each write to the on-disk queue (nothing; a test holds it
     /// to stand for a disk that has stalled).
     let beforeDiskWrite: @Sendable () -> Void
-    let validator = EventValidator()
-    let condition = NSCondition()
-    /// Longest an event waits in memory before it is written to disk.
-    let persistDelay: TimeInterval
-    /// Events held in memory at most; ``record(_:)`` drops the oldest beyond (it never waits).
-    let maximumBufferedEvents: Int
+    private let validator = EventValidator()
+    /// The state machine, and the continuations of the calls waiting for it.
+    private let shared: LockedBox<Shared>
+    /// Signalled when an action says to wake the worker; the machine sends at most one signal
+    /// between two waits.
+    private let wakeup = DispatchSemaphore(value: 0)
 
-    // Guarded by `condition`. Positions count events through the queue in order: `enqueued` is
-    // the backlog found on disk plus every recorded event, `removed` those settled or dropped.
-    var buffer = EventBuffer()
-    var bufferSince = Date()
-    var counts = Counters()
-    var enqueued = 0
-    var removed = 0
-    var scanned = false
-    var failedAttempts = 0
-    /// Pending ``flush()`` calls, resumed by the worker (no thread waits for the network).
-    var flushWaiters: [FlushWaiter] = []
-    /// Pending ``shutdown()`` calls, resumed once the worker has stopped.
-    var stopWaiters: [CheckedContinuation<Void, Never>] = []
-    /// Set by ``flush()``: attempt at once, cutting short a backoff wait.
-    var flushKick = false
-    var retryAfterUntil = Date.distantPast
-    var inFlight = false
-    var completion: Result<BatchPoster.Reply, any Error>?
-    var diskFailing = false
-    var nextPersistRetry = Date.distantPast
-    var closing = false
-    var stopping = false
-    var stopped = false
-
-    // Used only by the worker thread.
-    let outbox: TransportOutbox
-    var inFlightBatch: TransportBatch?
-    var consecutiveFailures = 0
-    var authFailures = 0
-    var nextAttempt = Date.distantPast
-    var lastSend = Date()
+    /// What the lock guards: the machine, and the continuations of the ``flush()`` and
+    /// ``shutdown()`` calls waiting, under the ids the machine gave them.
+    private struct Shared: Sendable {
+        var machine: TransportStateMachine
+        var flushes: [TransportStateMachine.WaiterID: CheckedContinuation<Bool, Never>] = [:]
+        var stops: [TransportStateMachine.WaiterID: CheckedContinuation<Void, Never>] = [:]
+    }
 
     /// Starts a transport: opens the on-disk queue (sending what an earlier transport left there)
     /// and the worker thread.
@@ -171,22 +152,36 @@ public final class HTTPTransport: @unchecked Sendable {
         self.random = random
         self.retryDelay = retryDelay
         self.beforeDiskWrite = beforeDiskWrite
-        persistDelay = max(0, min(configuration.flushInterval, 1))
-        maximumBufferedEvents = max(1, configuration.maximumBufferedEvents ?? max(1_000, 10 * configuration.batchSize))
-        let spool = try Spool(
-            directory: configuration.queueDirectory, capacityBytes: max(1, configuration.maximumQueueBytes),
-            log: configuration.log)
-        outbox = TransportOutbox(spool: spool)
-        let thread = Thread { [self] in runWorker() }
+        shared = LockedBox(
+            Shared(machine: TransportStateMachine(settings: .init(configuration: configuration), now: Date())))
+        // The worker opens the queue itself: the spool is not Sendable, so it is made on the one
+        // thread that uses it. This initializer waits for the folder, to throw when it is taken.
+        let opened = DispatchSemaphore(value: 0)
+        let failure = LockedBox<(any Error)?>(nil)
+        let thread = Thread { [self] in
+            let spool: Spool
+            do {
+                spool = try Spool(
+                    directory: configuration.queueDirectory, capacityBytes: max(1, configuration.maximumQueueBytes),
+                    log: configuration.log)
+            } catch {
+                failure.withLock { $0 = error }
+                opened.signal()
+                return
+            }
+            opened.signal()
+            var worker = TransportWorker(transport: self, outbox: TransportOutbox(spool: spool))
+            worker.run()
+        }
         thread.name = "onboardmetrics.transport"
         thread.start()
+        opened.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
     }
 
     /// A snapshot of the counters.
     public var counters: Counters {
-        condition.lock()
-        defer { condition.unlock() }
-        return snapshot()
+        shared.withLock { $0.machine.counters }
     }
 
     /// Accepts an event for sending. Returns at once, whatever the network or the disk do: the
@@ -213,27 +208,17 @@ public final class HTTPTransport: @unchecked Sendable {
                 if firstError == nil { firstError = error }
             }
         }
-        condition.lock()
-        defer { condition.unlock() }
         if let firstError {
-            counts.rejected += invalid
+            shared.withLock { $0.machine.rejectInvalid(invalid) }
             throw firstError
         }
-        guard !closing else { throw RecorderError(.shutDown, "the transport was shut down") }
-        if buffer.isEmpty { bufferSince = Date() }
-        buffer.append(contentsOf: events)
-        enqueued += events.count
-        counts.recorded += events.count
-        let excess = buffer.count - maximumBufferedEvents
-        if excess > 0 {
-            // Keep the newest, as the disk queue's cap does: the app's thread must not wait for the disk.
-            buffer.dropOldest(excess)
-            counts.dropped += excess
-            removed += excess
-            releaseFlushWaiters()
+        let accepted = update { shared in
+            switch shared.machine.record(events, now: Date()) {
+            case .shutDown: (false, TransportStateMachine.Actions())
+            case .accepted(let actions): (true, actions)
+            }
         }
-        // Wake the worker to schedule the disk write, and at once when a batch is complete.
-        if buffer.count == events.count || buffer.count >= configuration.batchSize { condition.broadcast() }
+        guard accepted else { throw RecorderError(.shutDown, "the transport was shut down") }
     }
 
     /// Sends everything waiting, including what an earlier transport left on disk.
@@ -245,20 +230,16 @@ public final class HTTPTransport: @unchecked Sendable {
     @discardableResult
     public func flush() async -> Bool {
         await withCheckedContinuation { continuation in
-            condition.lock()
-            defer { condition.unlock() }
-            var waiter = FlushWaiter(target: nil, failures: failedAttempts, continuation: continuation)
-            if scanned {
-                // Before the backlog is counted, the target is set when it is.
-                waiter.target = enqueued
-                if removed >= enqueued || stopped || Date() < retryAfterUntil {
-                    continuation.resume(returning: removed >= enqueued)
-                    return
+            let done: Bool? = update { shared in
+                switch shared.machine.flush(now: Date()) {
+                case .done(let flushed):
+                    return (flushed, TransportStateMachine.Actions())
+                case .waiting(let id, let actions):
+                    shared.flushes[id] = continuation
+                    return (nil, actions)
                 }
             }
-            flushWaiters.append(waiter)
-            flushKick = true
-            condition.broadcast()
+            if let done { continuation.resume(returning: done) }
         }
     }
 
@@ -267,58 +248,82 @@ public final class HTTPTransport: @unchecked Sendable {
     /// - Returns: the final counters.
     @discardableResult
     public func shutdown() async -> Counters {
-        condition.withLock { closing = true }
+        shared.withLock { $0.machine.close() }
         await flush()
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            condition.lock()
-            defer { condition.unlock() }
-            guard !stopped else { return continuation.resume() }
-            stopping = true
-            stopWaiters.append(continuation)
-            condition.broadcast()
+            let done = update { shared in
+                switch shared.machine.stop() {
+                case .done:
+                    return (true, TransportStateMachine.Actions())
+                case .waiting(let id, let actions):
+                    shared.stops[id] = continuation
+                    return (false, actions)
+                }
+            }
+            if done { continuation.resume() }
         }
         return counters
     }
 
-    /// A ``flush()`` call waiting for `removed` to reach `target`, or for a failed attempt.
-    struct FlushWaiter {
-        /// `enqueued` at the call; `nil` until the backlog on disk is counted.
-        var target: Int?
-        /// `failedAttempts` at the call.
-        let failures: Int
-        let continuation: CheckedContinuation<Bool, Never>
+    // MARK: - For the worker thread
+
+    /// Runs `body` on the machine under the lock and carries out the actions it returns.
+    func perform(_ body: (inout TransportStateMachine) -> TransportStateMachine.Actions) {
+        update { shared in ((), body(&shared.machine)) }
     }
 
-    /// Resumes the flushes that are done. Called with the lock held, after every change of
-    /// `removed`, `failedAttempts`, `scanned` or `stopped`.
-    func releaseFlushWaiters() {
-        guard !flushWaiters.isEmpty else { return }
-        var waiting: [FlushWaiter] = []
-        for var waiter in flushWaiters {
-            if waiter.target == nil, scanned { waiter.target = enqueued }
-            if let target = waiter.target, stopped || removed >= target || failedAttempts != waiter.failures {
-                waiter.continuation.resume(returning: removed >= target)
-            } else if stopped {
-                waiter.continuation.resume(returning: false)
-            } else {
-                waiting.append(waiter)
+    /// Runs `body` on the machine under the lock, for inputs that return no actions.
+    func withMachine<Value>(_ body: (inout TransportStateMachine) -> Value) -> Value {
+        shared.withLock { body(&$0.machine) }
+    }
+
+    /// Sleeps until `date`, or until an action wakes the worker.
+    func waitForWork(until date: Date) {
+        _ = wakeup.wait(timeout: .now() + max(0, date.timeIntervalSinceNow))
+    }
+
+    /// Posts a batch's body in a task (the worker thread never waits for the network); the
+    /// answer goes to the machine, which wakes the worker to handle it.
+    func post(_ body: Data) {
+        let poster = poster
+        let appKey = configuration.appKey
+        Task.detached { [self] in
+            let outcome: Result<BatchPoster.Reply, any Error>
+            do {
+                outcome = .success(try await poster.post(body: body, appKey: appKey))
+            } catch {
+                outcome = .failure(error)
             }
+            perform { $0.answerArrived(outcome) }
         }
-        flushWaiters = waiting
-        // A kick the worker did not use (an attempt already under way failed) must not outlive the flush.
-        if flushWaiters.isEmpty { flushKick = false }
     }
 
-    /// Called with the lock held.
-    func snapshot() -> Counters {
-        var snapshot = counts
-        snapshot.buffered = buffer.count
-        snapshot.queued = max(0, enqueued - removed - buffer.count)
-        return snapshot
+    /// Runs `body` under the lock, takes out the continuations its actions resume, and once the
+    /// lock is released carries the actions out: log, wake the worker, resume.
+    private func update<Value>(
+        _ body: (inout Shared) -> (Value, TransportStateMachine.Actions)
+    ) -> Value {
+        let (value, actions, flushes, stops) = shared.withLock { shared in
+            let (value, actions) = body(&shared)
+            let flushes = actions.resumeFlushes.compactMap { resumption in
+                shared.flushes.removeValue(forKey: resumption.id).map { ($0, resumption.flushed) }
+            }
+            let stops = actions.resumeStops.compactMap { shared.stops.removeValue(forKey: $0) }
+            return (value, actions, flushes, stops)
+        }
+        for line in actions.log { configuration.log(line) }
+        if actions.wakeWorker { wakeup.signal() }
+        for (continuation, flushed) in flushes { continuation.resume(returning: flushed) }
+        for continuation in stops { continuation.resume() }
+        return value
     }
-
-    /// Events on disk not yet settled. Called with the lock held.
-    var unsent: Int { max(0, enqueued - removed - buffer.count) }
 }
 
 extension HTTPTransport: EventSink {}
+
+extension HTTPTransport {
+    /// Seconds to wait from a `Retry-After` value; see ``TransportStateMachine/retryAfter(_:now:)``.
+    package static func retryAfter(_ value: String, now: Date) -> TimeInterval? {
+        TransportStateMachine.retryAfter(value, now: now)
+    }
+}

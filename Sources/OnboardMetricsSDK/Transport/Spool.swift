@@ -52,6 +52,9 @@ package final class Spool {
         guard lockDescriptor >= 0 else { throw RecorderError(.spool, "cannot open \(directory)/spool.lock") }
         guard flock(lockDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             closeFileDescriptor(lockDescriptor)
+            // `deinit` runs for a fully initialised instance even when `init` throws: it must not
+            // close the number again (another thread may have been given it meanwhile).
+            lockDescriptor = -1
             throw RecorderError(.spool, "the spool folder \(directory) is in use by another recorder process")
         }
         let numbers = segmentNames().compactMap { UInt64($0.dropFirst(8).dropLast(6)) }
@@ -193,7 +196,7 @@ package final class Spool {
         let folder = directory + "/quarantine"
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let path = "\(folder)/\(segment)-at-\(offset).bad"
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
         log("spool: \(bytes.count) corrupt or torn bytes in \(segment) at offset \(offset) moved to \(path)")
     }
 

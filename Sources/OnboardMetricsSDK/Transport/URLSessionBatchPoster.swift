@@ -6,11 +6,11 @@ import Foundation
 
 /// The ``BatchPoster`` that ``HTTPTransport`` uses by default: Foundation's `URLSession`, with an
 /// ephemeral session of its own (no cookies, no cache, no stored credentials).
-package final class URLSessionBatchPoster: BatchPoster, @unchecked Sendable {
+package final class URLSessionBatchPoster: BatchPoster, Sendable {
     /// `{endpoint}/v1/batch`.
     package let url: URL
     private let timeout: TimeInterval
-    // URLSession is thread-safe; it is only read after init.
+    // URLSession is thread-safe (and Sendable).
     private let session: URLSession
 
     /// Creates a poster for the collector at `endpoint`.
