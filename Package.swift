@@ -74,7 +74,13 @@ let package = Package(
         // (Migrations/BundledMigrations.swift, BundledExampleFlows.swift): SwiftPM takes resources
         // only from inside a target's folder, and a resource bundle would have to sit beside the
         // binary. scripts/generate-bundled-files.sh writes them; a test compares.
-        .target(name: "OnboardMetricsGeneration", dependencies: ["OnboardMetricsSDK", "OnboardMetricsStatistics"]),
+        .target(
+            name: "OnboardMetricsGeneration",
+            dependencies: [
+                "OnboardMetricsSDK", "OnboardMetricsStatistics",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
+        ),
         // Writing and keeping: migrations, the embedded cluster, the recorder, ingest, partitions,
         // shards, app keys, stored flows and experiments.
         .target(
@@ -143,6 +149,7 @@ let package = Package(
                 "OnboardMetrics",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),

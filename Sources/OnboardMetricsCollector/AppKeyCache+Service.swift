@@ -2,9 +2,9 @@ import Foundation
 import ServiceLifecycle
 
 /// The key cache as a service of a `ServiceGroup` (`funnel serve`): it reads the keys again every
-/// `refreshInterval` in the background, so requests seldom wait for the database, and closes its
-/// connection on graceful shutdown. (Requests still read the keys themselves when the copy is
-/// older than that or a key is unknown: see ``key(for:now:)``.)
+/// `refreshInterval` in the background, so requests seldom wait for the database, until graceful
+/// shutdown. (Requests still read the keys themselves when the copy is older than that or a key
+/// is unknown: see ``key(for:now:)``.)
 extension AppKeyCache: Service {
     package func run() async throws {
         let interval = refreshInterval
@@ -16,6 +16,5 @@ extension AppKeyCache: Service {
                 try? await refresh(now: Date())
             }
         }
-        await close()
     }
 }

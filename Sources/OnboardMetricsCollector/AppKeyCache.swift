@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import OnboardMetricsPostgres
 import OnboardMetricsStore
 
@@ -7,21 +8,21 @@ import OnboardMetricsStore
 /// (so a revoked key stops working within it) or at once for an unknown key, at most once per
 /// `missInterval` (so a new key works at once, and a flood of wrong keys costs one query a second).
 /// While the database cannot be reached it is tried at most once per `missInterval` too, so an
-/// outage does not queue every request behind a connection attempt.
-package final class AppKeyCache: @unchecked Sendable {
+/// outage does not queue every request behind a connection attempt. Each read opens a
+/// connection of its own (every few seconds at most), so no connection is shared between threads.
+package final class AppKeyCache: Sendable {
     private let database: PostgresConfiguration
     let refreshInterval: TimeInterval
     private let missInterval: TimeInterval
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var keys: [[UInt8]: AppKey] = [:]
-    private var loadedAt = Date.distantPast
-    /// The last failed read and when it happened.
-    private var lastFailure: (at: Date, error: any Error)?
-    // One connection, used by one loader at a time (`loader` is held for the whole query).
-    private let loader = NSLock()
-    private var connection: PostgresConnection?
+    private let state = NIOLockedValueBox(State())
     private let logger: Logger
+
+    private struct State: Sendable {
+        var keys: [[UInt8]: AppKey] = [:]
+        var loadedAt = Date.distantPast
+        /// The last failed read and when it happened.
+        var lastFailure: (at: Date, error: any Error)?
+    }
 
     package init(
         database: PostgresConfiguration, refreshInterval: TimeInterval = 5, missInterval: TimeInterval = 1,
@@ -44,7 +45,9 @@ package final class AppKeyCache: @unchecked Sendable {
     /// - Throws: `PostgresError` when the keys must be read and the database cannot be reached.
     package func key(for secret: String, now: Date = Date()) async throws -> AppKey? {
         let digest = AppKey.digest(of: secret)
-        let (known, age, failure) = lock.withLock { (keys[digest], now.timeIntervalSince(loadedAt), lastFailure) }
+        let (known, age, failure) = state.withLockedValue {
+            ($0.keys[digest], now.timeIntervalSince($0.loadedAt), $0.lastFailure)
+        }
         if let known, age < refreshInterval { return known }
         if known == nil, age < missInterval { return nil }
         // The database is down: keep accepting the keys known a moment ago.
@@ -58,7 +61,7 @@ package final class AppKeyCache: @unchecked Sendable {
             if let known { return known }
             throw error
         }
-        return lock.withLock { keys[digest] }
+        return state.withLockedValue { $0.keys[digest] }
     }
 
     /// Loads the keys; a failure is logged and remembered, so requests do not all retry at once.
@@ -66,9 +69,9 @@ package final class AppKeyCache: @unchecked Sendable {
         do {
             try await load(now: now)
         } catch {
-            let first = lock.withLock {
-                defer { lastFailure = (now, error) }
-                return lastFailure == nil
+            let first = state.withLockedValue { state in
+                defer { state.lastFailure = (now, error) }
+                return state.lastFailure == nil
             }
             logger.log(
                 level: first ? .warning : .debug, "app keys cannot be read; known keys stay valid",
@@ -77,37 +80,19 @@ package final class AppKeyCache: @unchecked Sendable {
         }
     }
 
-    /// Closes the cache's connection (the service does at shutdown); a later read opens another.
-    func close() async {
-        _ = try? await BlockingIO.run { [self] in
-            loader.withLock {
-                connection?.close()
-                connection = nil
-            }
-        }
-    }
-
     private func reload(now: Date) throws {
-        loader.lock()
-        defer { loader.unlock() }
-        do {
-            if connection == nil { connection = try PostgresConnection(configuration: database) }
-            guard let connection else { return }
-            let fresh = try AppKeyStore().activeDigests(on: connection)
-            let recovered = lock.withLock {
-                defer {
-                    keys = fresh
-                    loadedAt = now
-                    lastFailure = nil
-                }
-                return lastFailure != nil
+        let connection = try PostgresConnection(configuration: database)
+        defer { connection.close() }
+        let fresh = try AppKeyStore().activeDigests(on: connection)
+        let recovered = state.withLockedValue { state in
+            defer {
+                state.keys = fresh
+                state.loadedAt = now
+                state.lastFailure = nil
             }
-            if recovered { logger.notice("app keys readable again", metadata: ["keys": "\(fresh.count)"]) }
-            logger.trace("app keys read", metadata: ["keys": "\(fresh.count)"])
-        } catch {
-            connection?.close()
-            connection = nil
-            throw error
+            return state.lastFailure != nil
         }
+        if recovered { logger.notice("app keys readable again", metadata: ["keys": "\(fresh.count)"]) }
+        logger.trace("app keys read", metadata: ["keys": "\(fresh.count)"])
     }
 }

@@ -1,11 +1,12 @@
 import CoreMetrics
 import Foundation
+import NIOConcurrencyHelpers
 
 /// What the collector counts, through swift-metrics: the backend the process bootstraps sees it
 /// (`funnel serve` bootstraps swift-prometheus and serves it at `GET /metrics`). The labels are
 /// the Prometheus names served since the collector began; the recorder's own counters
 /// (committed, duplicate, spooled, dropped) come from ``EventRecorder`` (`RecorderMetrics`).
-package final class CollectorMetrics: @unchecked Sendable {
+package final class CollectorMetrics: Sendable {
     /// The metrics' names.
     package enum Label {
         package static let received = "onboardmetrics_events_received_total"
@@ -28,21 +29,25 @@ package final class CollectorMetrics: @unchecked Sendable {
     private let accepted: Counter
     private let rejected: Counter
     private let duration: CoreMetrics.Timer
-    // Guarded by `lock`: one counter per HTTP status seen.
-    private let lock = NSLock()
-    private var requests: [Int: Counter] = [:]
-    /// Rejected events by wire format and error code: the counter and how many so far (the
-    /// collector's log tells the first hundred of each and then every thousandth).
-    private var rejections: [Rejection: (counter: Counter, count: Int)] = [:]
-    /// Requests of the Segment and PostHog endpoints by format and status.
-    private var formatRequests: [FormatStatus: Counter] = [:]
+    /// The counters made as labels were first seen.
+    private let made = NIOLockedValueBox(Made())
 
-    private struct Rejection: Hashable {
+    private struct Made: Sendable {
+        /// One counter per HTTP status seen.
+        var requests: [Int: Counter] = [:]
+        /// Rejected events by wire format and error code: the counter and how many so far (the
+        /// collector's log tells the first hundred of each and then every thousandth).
+        var rejections: [Rejection: (counter: Counter, count: Int)] = [:]
+        /// Requests of the Segment and PostHog endpoints by format and status.
+        var formatRequests: [FormatStatus: Counter] = [:]
+    }
+
+    private struct Rejection: Hashable, Sendable {
         var format: String
         var code: String
     }
 
-    private struct FormatStatus: Hashable {
+    private struct FormatStatus: Hashable, Sendable {
         var format: String
         var status: Int
     }
@@ -58,11 +63,12 @@ package final class CollectorMetrics: @unchecked Sendable {
 
     /// Counts one answered `POST /v1/batch`: its status, how long it took, and its events.
     package func batch(status: Int, seconds: Double, received: Int = 0, accepted: Int = 0, rejected: Int = 0) {
-        let counter = lock.withLock {
-            if let existing = requests[status] { return existing }
-            let made = Counter(label: Label.requests, dimensions: [("status", String(status))], factory: factory)
-            requests[status] = made
-            return made
+        let factory = factory
+        let counter = made.withLockedValue { made in
+            if let existing = made.requests[status] { return existing }
+            let counter = Counter(label: Label.requests, dimensions: [("status", String(status))], factory: factory)
+            made.requests[status] = counter
+            return counter
         }
         counter.increment()
         if received > 0 { self.received.increment(by: received) }
@@ -76,16 +82,17 @@ package final class CollectorMetrics: @unchecked Sendable {
     @discardableResult
     package func rejected(format: String, code: String) -> Int {
         let key = Rejection(format: format, code: code)
-        let (counter, count) = lock.withLock {
+        let factory = factory
+        let (counter, count) = made.withLockedValue { made in
             var entry =
-                rejections[key]
+                made.rejections[key]
                 ?? (
                     Counter(
                         label: Label.rejectedByReason, dimensions: [("format", format), ("code", code)],
                         factory: factory), 0
                 )
             entry.count += 1
-            rejections[key] = entry
+            made.rejections[key] = entry
             return entry
         }
         counter.increment()
@@ -95,13 +102,14 @@ package final class CollectorMetrics: @unchecked Sendable {
     /// Counts one answered request of a wire format's endpoints by status.
     package func request(format: String, status: Int) {
         let key = FormatStatus(format: format, status: status)
-        let counter = lock.withLock {
-            if let existing = formatRequests[key] { return existing }
-            let made = Counter(
+        let factory = factory
+        let counter = made.withLockedValue { made in
+            if let existing = made.formatRequests[key] { return existing }
+            let counter = Counter(
                 label: Label.formatRequests, dimensions: [("format", format), ("status", String(status))],
                 factory: factory)
-            formatRequests[key] = made
-            return made
+            made.formatRequests[key] = counter
+            return counter
         }
         counter.increment()
     }

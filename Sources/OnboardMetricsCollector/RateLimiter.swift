@@ -1,10 +1,11 @@
 import Foundation
+import NIOConcurrencyHelpers
 
 /// A token bucket per key: `rate` requests a second on average, bursts of up to `burst`.
 ///
 /// Pure apart from its lock: the caller passes the time, so tests need no clock.
-package final class RateLimiter: @unchecked Sendable {
-    private struct Bucket {
+package final class RateLimiter: Sendable {
+    private struct Bucket: Sendable {
         var tokens: Double
         var updated: Date
     }
@@ -13,9 +14,7 @@ package final class RateLimiter: @unchecked Sendable {
     package let rate: Double
     /// Requests a key may make at once after a quiet spell.
     package let burst: Double
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var buckets: [Int64: Bucket] = [:]
+    private let buckets = NIOLockedValueBox<[Int64: Bucket]>([:])
 
     /// A limiter; a `rate` of 0 or less lets everything through.
     package init(rate: Double, burst: Double) {
@@ -28,7 +27,8 @@ package final class RateLimiter: @unchecked Sendable {
     ///   (the `Retry-After`), with nothing taken.
     package func acquire(key: Int64, now: Date) -> TimeInterval? {
         guard rate > 0 else { return nil }
-        return lock.withLock {
+        let (rate, burst) = (rate, burst)
+        return buckets.withLockedValue { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
             let elapsed = max(0, now.timeIntervalSince(bucket.updated))
             bucket.tokens = min(burst, bucket.tokens + elapsed * rate)

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import OnboardMetricsSDK
 
 extension SyntheticGenerator {
@@ -13,26 +14,27 @@ extension SyntheticGenerator {
         var kinds = [Int](repeating: 0, count: EventKind.allCases.count)
     }
 
-    /// Boxes the chunks workers fill in, each its own slot.
-    private final class Slots: @unchecked Sendable {
-        private let lock = NSLock()
-        private var chunks: [Chunk?]
-        private var buffers: [[UInt8]]
+    /// The chunks workers fill in, each its own slot, and the buffers of an earlier round.
+    private struct Slots: Sendable {
+        private let state: NIOLockedValueBox<(chunks: [Chunk?], buffers: [[UInt8]])>
         init(_ count: Int, buffers: [[UInt8]]) {
-            chunks = Array(repeating: nil, count: count)
-            self.buffers = buffers + Array(repeating: [], count: max(0, count - buffers.count))
+            state = NIOLockedValueBox(
+                (
+                    Array(repeating: nil, count: count),
+                    buffers + Array(repeating: [], count: max(0, count - buffers.count))
+                ))
         }
-        func put(_ chunk: Chunk, at index: Int) { lock.withLock { chunks[index] = chunk } }
+        func put(_ chunk: Chunk, at index: Int) { state.withLockedValue { $0.chunks[index] = chunk } }
         /// The buffer of an earlier round for slot `index`, to reuse its capacity: fresh
         /// multi-megabyte buffers cost page faults on every block.
         func buffer(_ index: Int) -> [UInt8] {
-            lock.withLock {
+            state.withLockedValue { state in
                 var buffer: [UInt8] = []
-                swap(&buffer, &buffers[index])
+                swap(&buffer, &state.buffers[index])
                 return buffer
             }
         }
-        func take() -> [Chunk] { lock.withLock { chunks.compactMap { $0 } } }
+        func take() -> [Chunk] { state.withLockedValue { $0.chunks.compactMap { $0 } } }
     }
 
     /// Generates `sessions` sessions as JSONL, applying the transport faults, and hands the bytes

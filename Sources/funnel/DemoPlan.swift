@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import OnboardMetrics
 
 /// What `funnel demo` records: per scenario, a generator and a number of sessions.
@@ -62,24 +63,38 @@ struct DemoPlan: Sendable {
         settings.logger.logLevel = .critical  // the demo reports what matters itself
         let recorder = try EventRecorder(configuration: settings)
         let plan = self
-        try await BlockingIO.run {
-            let done = Counter()
-            for part in plan.parts {
-                let block = 1_000
-                let blocks = (part.sessions - 1 + block - 1) / block
-                // Sessions are generated on all cores; the recorder takes events from any thread.
-                DispatchQueue.concurrentPerform(iterations: blocks) { number in
-                    let range = (number * block)..<min(part.sessions - 1, (number + 1) * block)
-                    do {
-                        for index in range {
-                            for event in plan.events(part: part, index: index) { try recorder.record(event) }
+        let total = total
+        return try await recorder.withRunning {
+            try await Self.record(plan, into: recorder, progress: progress)
+            progress(total)
+        }.1
+    }
+
+    private static func record(
+        _ plan: DemoPlan, into recorder: EventRecorder, progress: @escaping @Sendable (Int) -> Void
+    ) async throws {
+        let done = Counter()
+        let workers = ProcessInfo.processInfo.activeProcessorCount
+        for part in plan.parts {
+            let block = 1_000
+            let blocks = (part.sessions - 1 + block - 1) / block
+            // Sessions are generated on every core, each worker a BlockingIO call (record() waits
+            // when the recorder's queue is full); the recorder takes events from any thread.
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for worker in 0..<max(1, workers) {
+                    group.addTask {
+                        try await BlockingIO.run {
+                            for number in stride(from: worker, to: blocks, by: max(1, workers)) {
+                                let range = (number * block)..<min(part.sessions - 1, (number + 1) * block)
+                                for index in range {
+                                    for event in plan.events(part: part, index: index) { try recorder.record(event) }
+                                }
+                                progress(done.add(range.count))
+                            }
                         }
-                    } catch {
-                        done.fail(error)
                     }
-                    progress(done.add(range.count))
                 }
-                if let failure = done.failure { throw failure }
+                try await group.waitForAll()
             }
         }
         await recorder.flush()
@@ -88,28 +103,17 @@ struct DemoPlan: Sendable {
                 for event in plan.events(part: part, index: part.sessions - 1) { try recorder.record(event) }
             }
         }
-        progress(total)
-        return await recorder.shutdown()
     }
 }
 
-/// A thread-safe running count of sessions done, and the first error of any worker.
-private final class Counter: @unchecked Sendable {
-    // Guarded by `lock`: workers add concurrently.
-    private let lock = NSLock()
-    private var value = 0
-    private var firstError: (any Error)?
-
-    var failure: (any Error)? { lock.withLock { firstError } }
-
-    func fail(_ error: any Error) {
-        lock.withLock { firstError = firstError ?? error }
-    }
+/// A running count of sessions done, over the workers.
+private struct Counter: Sendable {
+    private let done = NIOLockedValueBox(0)
 
     func add(_ amount: Int) -> Int {
-        lock.withLock {
-            value += amount
-            return value
+        done.withLockedValue { done in
+            done += amount
+            return done
         }
     }
 }

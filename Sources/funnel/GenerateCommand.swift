@@ -143,18 +143,17 @@ struct GenerateCommand: AsyncParsableCommand {
         let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
         let started = Date()
         let (sessions, workers) = (self.sessions, self.workers)
-        let summary: GenerationSummary
-        do {
-            summary = try await BlockingIO.run {
-                try Self.feed(
-                    generator, sessions: sessions, workers: workers, into: recorder, bar: bar, console: console)
+        let (summary, counters) = try await recorder.withRunning {
+            do {
+                return try await BlockingIO.run {
+                    try Self.feed(
+                        generator, sessions: sessions, workers: workers, into: recorder, bar: bar, console: console)
+                }
+            } catch {
+                bar.clear()
+                throw error
             }
-        } catch {
-            bar.clear()
-            await recorder.shutdown()
-            throw error
         }
-        let counters = await recorder.shutdown()
         bar.clear()
         let seconds = Date().timeIntervalSince(started)
         if let params {

@@ -141,7 +141,7 @@ struct IngestCommand: AsyncParsableCommand {
                 // folder; the next `funnel ingest` run from this folder drains it first.
                 let spool =
                     EventRecorder.Configuration(database: configuration).spoolDirectory ?? ".onboardmetrics/spool"
-                ingester.shards = ShardedBatchWriter.Settings(topology: topology, spoolDirectory: spool)
+                ingester.shards = ShardedIngestSettings(topology: topology, spoolDirectory: spool)
             }
             summary = try await ingester.ingest(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })

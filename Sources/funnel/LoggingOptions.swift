@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 
 /// `--log-level` (or `LOG_LEVEL`): how much the library's components (recorder, collector, key
 /// cache, migrations) log to stderr through swift-log, one line per event with its metadata.
@@ -14,19 +15,7 @@ struct LoggingOptions: ParsableArguments {
     var logLevel: Logger.Level?
 
     /// Whether this process bootstrapped logging already.
-    private final class Once: @unchecked Sendable {
-        // Guarded by `lock`.
-        private let lock = NSLock()
-        private var done = false
-        /// `true` the first time only.
-        func first() -> Bool {
-            lock.withLock {
-                defer { done = true }
-                return !done
-            }
-        }
-    }
-    private static let once = Once()
+    private static let bootstrapped = NIOLockedValueBox(false)
 
     /// An unknown `LOG_LEVEL` (an environment variable, so no usage text goes with it).
     struct UnknownLevel: Error, CustomStringConvertible {
@@ -51,7 +40,11 @@ struct LoggingOptions: ParsableArguments {
     /// process counts (swift-log allows one bootstrap).
     func bootstrap(fallback: Logger.Level) throws {
         let level = try level(fallback: fallback)
-        guard Self.once.first() else { return }
+        let first = Self.bootstrapped.withLockedValue { done in
+            defer { done = true }
+            return !done
+        }
+        guard first else { return }
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = level

@@ -1,15 +1,15 @@
 import Foundation
+import NIOConcurrencyHelpers
 import OnboardMetrics
 
 /// A one-line progress bar on stderr, redrawn at most ten times a second; silent when disabled
 /// (stderr is not a terminal, or --quiet). Used by ingest, generate and the reports.
-final class ProgressBar: @unchecked Sendable {
-    // Guarded by `lock`: updates come from the parsing thread, clear() from the command.
-    private let lock = NSLock()
+final class ProgressBar: Sendable {
     private let enabled: Bool
     private let started = Date()
-    private var lastDraw = Date.distantPast
-    private var drawn = false
+    /// When the bar was last drawn, and whether it is on the screen (updates come from the
+    /// parsing thread, clear() from the command; the lock also keeps their writes apart).
+    private let drawing = NIOLockedValueBox((lastDraw: Date.distantPast, drawn: false))
 
     init(enabled: Bool) {
         self.enabled = enabled
@@ -30,11 +30,16 @@ final class ProgressBar: @unchecked Sendable {
     /// an estimate is fine), at most ten times a second unless `force`.
     func draw(fraction: Double, count: Int, unit: String, force: Bool = false) {
         guard enabled else { return }
-        lock.lock()
-        defer { lock.unlock() }
-        let now = Date()
-        guard now.timeIntervalSince(lastDraw) >= 0.1 || force else { return }
-        lastDraw = now
+        drawing.withLockedValue { drawing in
+            let now = Date()
+            guard now.timeIntervalSince(drawing.lastDraw) >= 0.1 || force else { return }
+            drawing.lastDraw = now
+            write(fraction: fraction, count: count, unit: unit, now: now)
+            drawing.drawn = true
+        }
+    }
+
+    private func write(fraction: Double, count: Int, unit: String, now: Date) {
         let clamped = min(1, max(0, fraction))
         let width = 30
         let filled = Int(clamped * Double(width))
@@ -44,15 +49,14 @@ final class ProgressBar: @unchecked Sendable {
             + String(format: "%3.0f%%  ", clamped * 100) + "\(count) \(unit)  "
             + String(format: "%.0f", Double(count) / elapsed) + " \(unit)/s"
         FileHandle.standardError.write(Data(line.utf8))
-        drawn = true
     }
 
     /// Removes the bar so that following output starts on a clean line.
     func clear() {
-        lock.lock()
-        defer { lock.unlock() }
-        guard drawn else { return }
-        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
-        drawn = false
+        drawing.withLockedValue { drawing in
+            guard drawing.drawn else { return }
+            FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
+            drawing.drawn = false
+        }
     }
 }

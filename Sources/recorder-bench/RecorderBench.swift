@@ -45,19 +45,21 @@ struct RecorderBench: AsyncParsableCommand {
         let recorder = try EventRecorder(configuration: configuration)
         let base = Date(timeIntervalSince1970: 1_790_000_000)
         let started = Date()
-        for index in 0..<events {
-            do {
-                try recorder.record(loaded?[index] ?? Self.event(index, seed: seed, base: base))
-            } catch is EventValidationError {
-                continue  // counted as rejected; a file may hold events the validator refuses
+        let (seed, flushEvery) = (self.seed, self.flushEvery)
+        let (_, counters) = try await recorder.withRunning {
+            for index in 0..<events {
+                do {
+                    try recorder.record(loaded?[index] ?? Self.event(index, seed: seed, base: base))
+                } catch is EventValidationError {
+                    continue  // counted as rejected; a file may hold events the validator refuses
+                }
+                if flushEvery > 0, (index + 1) % flushEvery == 0 {
+                    await recorder.flush()
+                    FileHandle.standardOutput.write(Data("durable \(index + 1)\n".utf8))
+                }
             }
-            if flushEvery > 0, (index + 1) % flushEvery == 0 {
-                await recorder.flush()
-                FileHandle.standardOutput.write(Data("durable \(index + 1)\n".utf8))
-            }
+            await recorder.flush()
         }
-        await recorder.flush()
-        let counters = await recorder.shutdown()
         let seconds = Date().timeIntervalSince(started)
         print("durable \(events)")
         print(

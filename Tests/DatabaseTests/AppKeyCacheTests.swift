@@ -37,6 +37,5 @@ import Testing
         #expect(try await cache.key(for: second.secret, now: t1.addingTimeInterval(4.9))?.id == second.key.id)
         #expect(try await cache.key(for: second.secret, now: t1.addingTimeInterval(5.1)) == nil)
         #expect(try await cache.key(for: first.secret, now: t1.addingTimeInterval(5.2))?.id == first.key.id)
-        await cache.close()
     }
 }

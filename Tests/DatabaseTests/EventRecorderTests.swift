@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 
 @testable import OnboardMetricsPostgres
@@ -45,7 +44,7 @@ import Testing
     @Test func everyEventSentTwiceLandsOnce() async throws {
         let configuration = try await TestDatabase.migrated("recorder_twice")
         let events = SampleEvents.make(sessions: 2_000, perSession: 10)
-        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil))
+        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil)).started()
         for event in events { try recorder.record(event) }
         // The second copy arrives after the first was committed, and again within one batch.
         #expect(await recorder.flush())
@@ -88,7 +87,7 @@ import Testing
         var recorderConfiguration = Self.recorderConfiguration(configuration, spool: nil)
         recorderConfiguration.writeConnections = 1
         let before = try await Self.rollbacks(configuration)
-        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        let recorder = try EventRecorder(configuration: recorderConfiguration).started()
         // Ten batches, each after the first opening with the last event of the one before.
         for start in stride(from: 0, to: events.count, by: 20) {
             if start > 0 { try recorder.record(events[start - 1]) }
@@ -109,7 +108,7 @@ import Testing
         var recorderConfiguration = Self.recorderConfiguration(configuration, spool: nil)
         recorderConfiguration.writeConnections = 4
         recorderConfiguration.batchSize = 97
-        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        let recorder = try EventRecorder(configuration: recorderConfiguration).started()
         var recorded = 0
         var round = 0
         while recorded < events.count {
@@ -132,7 +131,7 @@ import Testing
     @Test func aMarkedFlushWaitsForItsOwnEventsNotForAnEarlierBatchHeldUp() async throws {
         let configuration = try await TestDatabase.migrated("recorder_marks")
         let events = SampleEvents.make(sessions: 3, perSession: 4, seed: 11)
-        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil))
+        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil)).started()
         // The month's partition exists before the blocking row goes in.
         for event in events[0..<4] { try recorder.record(event) }
         #expect(await recorder.flush())
@@ -151,8 +150,8 @@ import Testing
             ])
         var heldMark = RecordingMark()
         try recorder.record(held, marking: &heldMark)
-        let heldFlushed = Mutex(false)
-        let everythingFlushed = Mutex(false)
+        let heldFlushed = LockedBox(false)
+        let everythingFlushed = LockedBox(false)
         let heldFlush = Task {
             let result = await recorder.flush(heldMark)
             heldFlushed.withLock { $0 = true }
@@ -167,7 +166,7 @@ import Testing
             await recorder.flush()
             everythingFlushed.withLock { $0 = true }
         }
-        let flushed = Mutex(false)
+        let flushed = LockedBox(false)
         let markedFlush = Task {
             await recorder.flush(mark)
             flushed.withLock { $0 = true }
@@ -205,7 +204,7 @@ import Testing
 
     @Test func invalidEventsAreRejectedAndCounted() async throws {
         let configuration = try await TestDatabase.migrated("recorder_invalid")
-        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil))
+        let recorder = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: nil)).started()
         var good = SampleEvents.make(sessions: 1, perSession: 3)
         var bad = good[2]
         bad.eventID = UUID()
@@ -226,14 +225,14 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: spool) }
         let unreachable = PostgresConfiguration("host=/nonexistent-socket-folder dbname=x connect_timeout=1")
         let events = SampleEvents.make(sessions: 500, perSession: 10)
-        let offline = try EventRecorder(configuration: Self.recorderConfiguration(unreachable, spool: spool))
+        let offline = try EventRecorder(configuration: Self.recorderConfiguration(unreachable, spool: spool)).started()
         for event in events { try offline.record(event) }
         #expect(await offline.flush() == false)  // durable in the spool, not committed
         let during = await offline.shutdown()
         #expect(during.spooled == 5_000)
         #expect(during.committed == 0)
         #expect(during.retried >= 1)
-        let online = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool))
+        let online = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool)).started()
         #expect(await online.flush())
         let after = await online.shutdown()
         #expect(after.committed == 5_000)
@@ -252,7 +251,7 @@ import Testing
         offline.batchSize = 1_000
         offline.spoolCapacityBytes = 4 * 1024 * 1024
         let events = SampleEvents.make(sessions: 6_000, perSession: 10, seed: 11)
-        let recorder = try EventRecorder(configuration: offline)
+        let recorder = try EventRecorder(configuration: offline).started()
         // 60,000 events through a 5,000-event queue: record() only ever waits for the spool's disk writes.
         try await BlockingIO.run { for event in events { try recorder.record(event) } }
         let during = await recorder.shutdown()
@@ -260,7 +259,7 @@ import Testing
         #expect(during.spooled == 60_000)
         #expect(during.dropped > 0)
         #expect(during.dropped < 60_000)
-        let online = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool))
+        let online = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool)).started()
         #expect(await online.flush())
         let after = await online.shutdown()
         // What was not dropped landed, exactly once; what was dropped is the oldest, in recording order.
@@ -285,7 +284,7 @@ import Testing
         let spool = folder.appendingPathComponent("spool").path
         var recorderConfiguration = Self.recorderConfiguration(database, spool: spool)
         recorderConfiguration.batchSize = 2_000
-        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        let recorder = try EventRecorder(configuration: recorderConfiguration).started()
         let events = SampleEvents.make(sessions: 20_000, perSession: 10, seed: 7)
         try await BlockingIO.run {
             for (index, event) in events.enumerated() {
@@ -339,6 +338,7 @@ import Testing
 
         // A new recorder on the same spool, with the database reachable, drains what was spooled.
         let drainer = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool))
+            .started()
         #expect(await drainer.flush())
         _ = await drainer.shutdown()
         let check = try await TestDatabase.withConnection(configuration) { connection in

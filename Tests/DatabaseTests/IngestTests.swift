@@ -229,20 +229,12 @@ import Testing
 }
 
 /// Collects rejections reported from the parsing thread.
-private final class RejectionCollector: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var rejections: [EventIngester.Rejection] = []
+private final class RejectionCollector: Sendable {
+    private let rejections = LockedBox<[EventIngester.Rejection]>([])
 
     func add(_ rejection: EventIngester.Rejection) {
-        lock.lock()
-        rejections.append(rejection)
-        lock.unlock()
+        rejections.withLock { $0.append(rejection) }
     }
 
-    var all: [EventIngester.Rejection] {
-        lock.lock()
-        defer { lock.unlock() }
-        return rejections
-    }
+    var all: [EventIngester.Rejection] { rejections.withLock { $0 } }
 }

@@ -9,7 +9,7 @@ import Testing
         let configuration = try await TestDatabase.migrated("session_recording")
         var recorderConfiguration = EventRecorder.Configuration(database: configuration)
         recorderConfiguration.spoolDirectory = nil
-        let recorder = try EventRecorder(configuration: recorderConfiguration)
+        let recorder = try EventRecorder(configuration: recorderConfiguration).started()
         let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
         let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
         var ids: [UUID] = []

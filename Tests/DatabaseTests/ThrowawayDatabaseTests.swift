@@ -18,7 +18,7 @@ import Testing
         do {
             var configuration = EventRecorder.Configuration(database: database.configuration)
             configuration.spoolDirectory = folder.appendingPathComponent("spool").path
-            let recorder = try EventRecorder(configuration: configuration)
+            let recorder = try EventRecorder(configuration: configuration).started()
             let flow = try FlowDefinition.decode(
                 from: Data(
                     contentsOf: TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")))

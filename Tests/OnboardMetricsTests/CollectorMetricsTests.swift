@@ -29,12 +29,14 @@ import Testing
         let backend = TestMetrics()
         let metrics = RecorderMetrics(factory: backend)
         var counts = EventRecorder.Counters()
+        var published = EventRecorder.Counters()
         counts.committed = 12
         counts.duplicates = 2
-        metrics.publish(counts, queued: 7)
+        metrics.publish(counts, queued: 7, since: &published)
         counts.committed = 20
         counts.spooled = 3
-        metrics.publish(counts, queued: 0)
+        metrics.publish(counts, queued: 0, since: &published)
+        #expect(published == counts)
         #expect(backend.counterTotal(label: RecorderMetrics.Label.committed) == 20)
         #expect(backend.counterTotal(label: RecorderMetrics.Label.duplicates) == 2)
         #expect(backend.counterTotal(label: RecorderMetrics.Label.spooled) == 3)

@@ -17,7 +17,7 @@ import Testing
         var configuration = EventRecorder.Configuration(database: database)
         configuration.spoolDirectory = nil
         configuration.logger.logLevel = .critical
-        let recorder = try EventRecorder(configuration: configuration)
+        let recorder = try EventRecorder(configuration: configuration).started()
         let collector = Collector(
             configuration: Collector.Configuration(), recorder: recorder, keys: AppKeyCache(database: database))
         guard case .refused(let answer) = await collector.authorize("Bearer om_somekey") else {

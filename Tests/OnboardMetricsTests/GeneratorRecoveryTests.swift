@@ -160,13 +160,13 @@ import Testing
         }
     }
 
-    final class Counts: @unchecked Sendable {
-        // Guarded by `lock`: blocks are counted on several threads.
-        private let lock = NSLock()
-        private(set) var cells: [CellKey: CellCounts] = [:]
+    final class Counts: Sendable {
+        /// Blocks are counted on several threads.
+        private let counted = LockedBox<[CellKey: CellCounts]>([:])
+        var cells: [CellKey: CellCounts] { counted.withLock { $0 } }
 
         func add(_ report: FunnelReport, flow: FlowDefinition, context: [String: JSONValue], variant: String?) {
-            lock.withLock {
+            counted.withLock { cells in
                 for group in report.groups {
                     var full = context
                     if let platform = group.breakdown, platform != "(none)" { full["platform"] = .string(platform) }

@@ -1,58 +1,73 @@
-import Foundation
+import DequeModule
+import Dispatch
+import NIOConcurrencyHelpers
 
-/// A bounded queue of batches between the parsing thread and the writing thread, so parsing runs
+/// A bounded queue of batches between the parsing thread and the writing threads, so parsing runs
 /// ahead of the database by at most `capacity` batches (memory stays bounded) and neither waits
 /// for the other while there is work.
 ///
-/// Both sides block; they run on ``BlockingIO`` threads, never on the cooperative pool.
-final class BatchHandoff<Element: Sendable>: @unchecked Sendable {
-    // State is only touched while `condition` is locked.
-    private let condition = NSCondition()
-    private var queue: [Element] = []
-    private var finished = false
-    private var cancelled = false
-    private let capacity: Int
+/// Both sides block; they run on ``BlockingIO`` threads, never on the cooperative pool. The queue
+/// sits in a lock box; two semaphores count the free places (the producer waits on `room`) and
+/// the queued batches plus one end-of-stream token that every consumer passes on (`ready`).
+final class BatchHandoff<Element: Sendable>: Sendable {
+    private struct State: Sendable {
+        var queue = Deque<Element>()
+        var finished = false
+        var cancelled = false
+    }
+
+    private let state = NIOLockedValueBox(State())
+    private let room: DispatchSemaphore
+    private let ready = DispatchSemaphore(value: 0)
 
     init(capacity: Int) {
-        self.capacity = max(capacity, 1)
+        room = DispatchSemaphore(value: max(capacity, 1))
     }
 
     /// Waits for room and adds `element`; false when the consumer gave up (stop producing).
     func put(_ element: Element) -> Bool {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.count >= capacity, !cancelled { condition.wait() }
-        guard !cancelled else { return false }
-        queue.append(element)
-        condition.broadcast()
-        return true
+        room.wait()
+        let added = state.withLockedValue { state in
+            guard !state.cancelled else { return false }
+            state.queue.append(element)
+            return true
+        }
+        if added {
+            ready.signal()
+        } else {
+            room.signal()  // keep the cancel's wake-up for the next put
+        }
+        return added
     }
 
-    /// Waits for the next element; nil once the producer finished and the queue is empty.
+    /// Waits for the next element; nil once the producer finished and the queue is empty, or the
+    /// consumer side was cancelled.
     func take() -> Element? {
-        condition.lock()
-        defer { condition.unlock() }
-        while queue.isEmpty, !finished, !cancelled { condition.wait() }
-        guard !cancelled, !queue.isEmpty else { return nil }
-        let element = queue.removeFirst()
-        condition.broadcast()
+        ready.wait()
+        let element = state.withLockedValue { state -> Element? in
+            state.cancelled ? nil : state.queue.popFirst()
+        }
+        if element != nil {
+            room.signal()
+        } else {
+            ready.signal()  // the end: pass it on to the next consumer
+        }
         return element
     }
 
     /// The producer is done (normally or not).
     func finish() {
-        condition.lock()
-        finished = true
-        condition.broadcast()
-        condition.unlock()
+        state.withLockedValue { $0.finished = true }
+        ready.signal()
     }
 
-    /// The consumer is done: wake and stop the producer.
+    /// The consumer is done: wake and stop the producer, and the other consumers.
     func cancel() {
-        condition.lock()
-        cancelled = true
-        queue.removeAll()
-        condition.broadcast()
-        condition.unlock()
+        state.withLockedValue { state in
+            state.cancelled = true
+            state.queue.removeAll()
+        }
+        ready.signal()
+        room.signal()
     }
 }

@@ -34,8 +34,8 @@ public struct EventIngester: Sendable {
 
     /// How files are read.
     public var options: IngestOptions
-    /// Set for a sharded deployment: each batch goes to its sessions' shards (``ShardedBatchWriter``).
-    package var shards: ShardedBatchWriter.Settings?
+    /// Set for a sharded deployment: each batch goes to its sessions' shards (``ShardedIngestSettings``).
+    package var shards: ShardedIngestSettings?
 
     /// Creates an ingester.
     public init(options: IngestOptions = IngestOptions()) {
@@ -75,7 +75,7 @@ public struct EventIngester: Sendable {
         let written: [Int: EventStore.WriteResult]
         do {
             if let shards {
-                written = try await BlockingIO.run { try Self.write(from: handoff, shards: shards) }
+                written = try await Self.write(from: handoff, shards: shards)
             } else {
                 written = try await Self.write(
                     from: handoff, to: configuration, connections: options.writeConnections)

@@ -1,10 +1,10 @@
 import CoreMetrics
 import Foundation
 
-/// The recorder's counters as swift-metrics. The writer publishes the growth of
+/// The recorder's counters as swift-metrics. The recorder publishes the growth of
 /// ``EventRecorder/Counters`` since its last publication (before it answers flushes, so a
 /// collector's answer and its metrics agree), which keeps the counting itself in one place.
-final class RecorderMetrics: @unchecked Sendable {
+struct RecorderMetrics: Sendable {
     /// The metrics' names; the first four are the names `GET /metrics` has always served.
     enum Label {
         static let committed = "onboardmetrics_events_committed_total"
@@ -26,10 +26,8 @@ final class RecorderMetrics: @unchecked Sendable {
     private let rejected: Counter
     private let retried: Counter
     private let queued: Gauge
-    /// Time of one COPY of a batch into PostgreSQL (the writer thread only).
+    /// Time of one COPY of a batch into PostgreSQL.
     let writeDuration: CoreMetrics.Timer
-    // Guarded by the recorder's lock: what was published so far.
-    private var published = EventRecorder.Counters()
 
     init(factory: any MetricsFactory = MetricsSystem.factory) {
         committed = Counter(label: Label.committed, factory: factory)
@@ -43,8 +41,9 @@ final class RecorderMetrics: @unchecked Sendable {
         writeDuration = CoreMetrics.Timer(label: Label.write, dimensions: [], factory: factory)
     }
 
-    /// Called with the recorder's lock held: adds what grew since the last call.
-    func publish(_ counts: EventRecorder.Counters, queued waiting: Int) {
+    /// Adds what grew since `published` (the recorder's record of the last call, kept under its
+    /// lock), and notes `counts` as published.
+    func publish(_ counts: EventRecorder.Counters, queued waiting: Int, since published: inout EventRecorder.Counters) {
         func add(_ counter: Counter, _ now: Int, _ before: Int) {
             if now > before { counter.increment(by: now - before) }
         }

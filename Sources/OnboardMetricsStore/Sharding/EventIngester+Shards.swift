@@ -1,20 +1,77 @@
+import Foundation
+import OnboardMetricsPostgres
+import OnboardMetricsSDK
+
 extension EventIngester {
     /// Writes the parser's batches to their shards until it is done; results per file index.
-    static func write(from handoff: BatchHandoff<Batch>, shards: ShardedBatchWriter.Settings) throws
+    ///
+    /// One ``BlockingIO`` call splits each batch by shard and hands the parts to one call per
+    /// shard (a ``ShardWriter`` with its own connection), through bounded handoffs: the shards are
+    /// written in parallel, a slow or down shard holds back only its own parts, and memory stays
+    /// bounded.
+    /// - Throws: ``ShardingError`` `.badBucket` for an event no shard holds; a `PostgresError` a
+    ///   shard refused for good (not a lost connection: that part is spooled).
+    static func write(from handoff: BatchHandoff<Batch>, shards: ShardedIngestSettings) async throws
         -> [Int: EventStore.WriteResult]
     {
-        let writer = try ShardedBatchWriter(shards)
-        defer { writer.close() }
-        var results: [Int: EventStore.WriteResult] = [:]
-        while let batch = handoff.take() {
-            let result = try writer.write(batch.events)
-            var sum = results[batch.file] ?? EventStore.WriteResult(inserted: 0, duplicates: 0)
-            sum.inserted += result.inserted
-            sum.duplicates += result.duplicates
-            results[batch.file] = sum
+        let topology = shards.topology
+        let owner = topology.ownerOfBucket
+        let parts = topology.shards.map { _ in BatchHandoff<Batch>(capacity: 2) }
+        let stopAll: @Sendable () -> Void = {
+            handoff.cancel()
+            for part in parts { part.cancel() }
         }
-        // A last try for the shards that were down, so their spools drain when they are back.
-        _ = try writer.write([])
-        return results
+        return try await withThrowingTaskGroup(of: [Int: EventStore.WriteResult].self) { group in
+            for (index, shard) in topology.shards.enumerated() {
+                let folder = URL(fileURLWithPath: shards.spoolDirectory).appendingPathComponent("shard-\(shard.id)")
+                    .path
+                group.addTask {
+                    do {
+                        return try await BlockingIO.run {
+                            var writer = try ShardWriter(shard: shard, spoolDirectory: folder)
+                            while let part = parts[index].take() { try writer.write(part.events, file: part.file) }
+                            try writer.finish()
+                            return writer.written.results
+                        }
+                    } catch {
+                        stopAll()
+                        throw error
+                    }
+                }
+            }
+            group.addTask {
+                do {
+                    try await BlockingIO.run {
+                        defer { for part in parts { part.finish() } }
+                        while let batch = handoff.take() {
+                            var split = Array(repeating: [Event](), count: parts.count)
+                            for event in batch.events {
+                                let bucket = SessionBucket.of(event.sessionID)
+                                guard let index = owner[bucket] else {
+                                    throw ShardingError(
+                                        .badBucket, "bucket \(bucket) is held by no shard (see `funnel shards list`)")
+                                }
+                                split[index].append(event)
+                            }
+                            for (index, events) in split.enumerated() where !events.isEmpty {
+                                guard parts[index].put(Batch(file: batch.file, events: events)) else { return }
+                            }
+                        }
+                    }
+                } catch {
+                    stopAll()
+                    throw error
+                }
+                return [:]
+            }
+            var results: [Int: EventStore.WriteResult] = [:]
+            for try await written in group {
+                results.merge(written) {
+                    EventStore.WriteResult(
+                        inserted: $0.inserted + $1.inserted, duplicates: $0.duplicates + $1.duplicates)
+                }
+            }
+            return results
+        }
     }
 }

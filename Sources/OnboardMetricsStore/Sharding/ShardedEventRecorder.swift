@@ -102,7 +102,7 @@ public final class ShardedEventRecorder: EventRecording {
     /// Each shard's counters, in ``topology`` order (one entry without shards).
     public var countersByShard: [EventRecorder.Counters] { recorders.map(\.counters) }
 
-    /// Flushes and stops every recorder.
+    /// Flushes and stops every recorder (starting their writers if ``run()`` was never called).
     /// - Returns: the final counters, summed.
     @discardableResult
     public func shutdown() async -> EventRecorder.Counters {
@@ -116,9 +116,11 @@ public final class ShardedEventRecorder: EventRecording {
 }
 
 extension ShardedEventRecorder: Service {
-    /// Records until graceful shutdown, then flushes and stops every shard's recorder.
+    /// Runs every shard's recorder (see ``EventRecorder/run()``) until they have stopped: after
+    /// ``shutdown()``, a graceful shutdown of the group, or cancellation.
     public func run() async throws {
-        try? await gracefulShutdown()
-        await shutdown()
+        await withTaskGroup(of: Void.self) { group in
+            for recorder in recorders { group.addTask { try? await recorder.run() } }
+        }
     }
 }

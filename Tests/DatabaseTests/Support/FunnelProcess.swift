@@ -9,7 +9,7 @@ import Testing
 ///
 /// Every wait happens on a blocking-work thread (`BlockingIO`): a test that blocked a thread of
 /// Swift's cooperative pool (two on two cores) would stall every other test of the process.
-final class FunnelProcess: @unchecked Sendable {
+final class FunnelProcess: Sendable {
     /// What a finished run printed.
     struct Outcome: Sendable {
         var status: Int32
