@@ -130,6 +130,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
         // The umbrella: re-exports every layer above as one library.
@@ -183,6 +184,7 @@ let package = Package(
                 "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
                 "OnboardMetricsCollector",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
     ],

@@ -55,12 +55,10 @@ func makeTransport(directory: String, bufferedEvents: Int?, persists: Counter) t
 }
 
 /// Counts the worker's disk writes (one fsynced record each).
-final class Counter: @unchecked Sendable {
-    // Guarded by `lock`.
-    private let lock = NSLock()
-    private var count = 0
-    func increment() { lock.withLock { count += 1 } }
-    var value: Int { lock.withLock { count } }
+final class Counter: Sendable {
+    private let count = LockedBox(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
 }
 
 func seconds(_ duration: Duration) -> Double {

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import OnboardMetricsFormats
@@ -27,6 +28,8 @@ package final class Collector: Sendable {
         package var clock: @Sendable () -> Date = { Date() }
         /// How Segment and PostHog calls become onboarding events (`--mapping`).
         package var mapping = EventMapping()
+        /// Where the collector's counters go (default: the process's bootstrapped backend).
+        package var metricsFactory: any MetricsFactory = MetricsSystem.factory
 
         package init() {}
     }
@@ -46,7 +49,7 @@ package final class Collector: Sendable {
 
     package let configuration: Configuration
     package let recorder: any EventRecording
-    package let metrics = CollectorMetrics()
+    package let metrics: CollectorMetrics
     private let keys: AppKeyCache
     private let limiter: RateLimiter
     /// One line per refused request, with its status, code and (once known) the key's id and
@@ -63,6 +66,7 @@ package final class Collector: Sendable {
         self.recorder = recorder
         self.keys = keys
         self.logger = logger
+        metrics = CollectorMetrics(factory: configuration.metricsFactory)
         limiter = RateLimiter(rate: configuration.rateLimit, burst: configuration.burst)
     }
 

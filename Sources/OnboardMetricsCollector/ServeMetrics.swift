@@ -6,7 +6,7 @@ import Prometheus
 /// collector and the recorder count appears at `GET /metrics`. It adds each known metric's
 /// `# HELP` line and the request-latency buckets, which swift-metrics' API does not carry.
 package struct ServeMetrics: MetricsFactory {
-    let registry: PrometheusCollectorRegistry
+    package let registry: PrometheusCollectorRegistry
     private let prometheus: PrometheusMetricsFactory
 
     /// Help lines of the metrics `funnel serve` has, by name.
@@ -29,7 +29,7 @@ package struct ServeMetrics: MetricsFactory {
         "onboardmetrics_recorder_write_duration_seconds": "Time of one binary COPY of a batch into PostgreSQL.",
     ]
 
-    init(registry: PrometheusCollectorRegistry) {
+    package init(registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
         var prometheus = PrometheusMetricsFactory(registry: registry)
         prometheus.durationHistogramBuckets[CollectorMetrics.Label.duration] = CollectorMetrics.latencyBuckets.map {
@@ -38,11 +38,11 @@ package struct ServeMetrics: MetricsFactory {
         self.prometheus = prometheus
     }
 
-    /// Makes this the process's metrics backend (once, before the collector and recorder exist).
-    package static func bootstrap() -> PrometheusCollectorRegistry {
-        let factory = ServeMetrics(registry: PrometheusCollectorRegistry())
+    /// Makes a new one the process's metrics backend (once, before the collector and recorder exist).
+    package static func bootstrap() -> ServeMetrics {
+        let factory = ServeMetrics()
         MetricsSystem.bootstrap(factory)
-        return factory.registry
+        return factory
     }
 
     /// A full metric name with its help line (the unit is part of our names already).

@@ -1,8 +1,6 @@
 import ArgumentParser
 import Foundation
-import Logging
 import OnboardMetrics
-import ServiceLifecycle
 
 /// `funnel serve`: the HTTP collector apps send their events to, so they never hold database
 /// credentials.
@@ -112,46 +110,32 @@ struct ServeCommand: AsyncParsableCommand {
         let metrics = ServeMetrics.bootstrap()
         let database = try await database.resolve(console: console)
         try await schema.migrate(database, console: console)
-        let keys = AppKeyCache(database: database)
-        try await keys.load()
-
-        var recorderConfiguration = EventRecorder.Configuration(database: database)
-        recorderConfiguration.spoolDirectory = spoolDir
-        recorderConfiguration.writeConnections = writeConnections
-        // With shards, one recorder per shard, each with a spool of its own (SPOOL/shard-ID).
-        let topology = try await BlockingIO.run { try ShardCatalog().load(database) }
-        let recorder = try ShardedEventRecorder(configuration: recorderConfiguration, topology: topology)
-        if topology.isSharded { console.status("recording into \(topology.shards.count) shards") }
-        var collectorConfiguration = Collector.Configuration()
-        collectorConfiguration.maximumBodyBytes = maxBodyBytes
-        collectorConfiguration.maximumEvents = maxEvents
-        collectorConfiguration.rateLimit = rateLimit
-        collectorConfiguration.burst = burst
-        if let mapping { collectorConfiguration.mapping = try EventMapping(contentsOf: mapping) }
-        let collector = Collector(configuration: collectorConfiguration, recorder: recorder, keys: keys)
-
-        let timeouts = ConnectionTimeouts(
+        var settings = CollectorService.Settings(database: database)
+        settings.host = host
+        settings.port = port
+        settings.recorder.spoolDirectory = spoolDir
+        settings.recorder.writeConnections = writeConnections
+        settings.collector.maximumBodyBytes = maxBodyBytes
+        settings.collector.maximumEvents = maxEvents
+        settings.collector.rateLimit = rateLimit
+        settings.collector.burst = burst
+        if let mapping { settings.collector.mapping = try EventMapping(contentsOf: mapping) }
+        settings.timeouts = ConnectionTimeouts(
             header: .nanoseconds(Int64(headerTimeout * 1e9)), body: .nanoseconds(Int64(bodyTimeout * 1e9)),
             idle: .nanoseconds(Int64(idleTimeout * 1e9)))
-        let logger = Logger(label: "funnel.serve")
+        settings.stopsOnTerminationSignals = true
         let host = host
-        let app = CollectorServer.application(
-            collector: collector, metrics: metrics, host: host, port: port, timeouts: timeouts, logger: logger
-        ) { port in
+        let service = try await CollectorService.make(settings: settings, metrics: metrics) { port in
             console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             console.status(
                 "collecting on port \(port); POST /v1/batch (native or Segment), /v1/track|identify|page|screen, "
                     + "PostHog /batch/, /capture/, /e/, /i/v0/e/; GET /healthz, GET /metrics")
         }
-        // A graceful shutdown (SIGTERM, SIGINT) stops the services in reverse order: the server
-        // stops accepting and answers what is in flight, the key cache closes, then the recorder
-        // flushes what those requests accepted.
-        let group = ServiceGroup(
-            configuration: .init(
-                services: [.init(service: recorder), .init(service: keys), .init(service: app)],
-                gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
-        try await group.run()
-        let counters = recorder.counters
+        if service.recorder.topology.isSharded {
+            console.status("recording into \(service.recorder.topology.shards.count) shards")
+        }
+        try await service.run()
+        let counters = service.recorder.counters
         console.status(
             "stopped: \(counters.committed) events committed, \(counters.duplicates) duplicates, "
                 + "\(counters.spooled) spooled, \(counters.rejected) rejected")

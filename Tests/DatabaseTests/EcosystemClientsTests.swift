@@ -39,7 +39,8 @@ import Testing
         let flowFile = setup.appendingPathComponent("signup.json")
         try Data(Self.mapping.utf8).write(to: mappingFile)
         try Data(Self.flow.utf8).write(to: flowFile)
-        let fixture = try await CollectorFixture.start("ecosystem_\(client)", ["--mapping", mappingFile.path])
+        let mapping = try EventMapping(contentsOf: mappingFile.path)
+        let fixture = try await CollectorFixture.start("ecosystem_\(client)") { $0.collector.mapping = mapping }
         defer { fixture.close() }
 
         let driven = try await FunnelProcess.run(

@@ -60,8 +60,11 @@ import Testing
     }
 
     @Test func splitsOn413AndWaitsOn429() async throws {
-        let fixture = try await CollectorFixture.start(
-            "transport_limits", ["--max-events", "10", "--rate-limit", "2", "--burst", "3"])
+        let fixture = try await CollectorFixture.start("transport_limits") {
+            $0.collector.maximumEvents = 10
+            $0.collector.rateLimit = 2
+            $0.collector.burst = 3
+        }
         defer { fixture.close() }
         let transport = try Self.transport(fixture.endpoint, key: fixture.key, folder: fixture.folder)
         let events = SampleEvents.make(sessions: 19, perSession: 5, seed: 21, start: Date().addingTimeInterval(-60))
@@ -90,10 +93,8 @@ import Testing
         let left = await offline.shutdown()
         #expect(left.sent == 0 && left.queued == 30)
 
-        let (server, endpoint) = try await FunnelProcess.serve(
-            ["--database-url", fixture.url, "--spool-dir", fixture.folder.appendingPathComponent("spool").path])
-        fixture.server = server
-        let online = try Self.transport(endpoint, key: fixture.key, folder: fixture.folder)
+        try await fixture.restart()
+        let online = try Self.transport(fixture.endpoint, key: fixture.key, folder: fixture.folder)
         #expect(try await Self.flushed(online))
         let counters = await online.shutdown()
         #expect(counters.sent == 30 && counters.queued == 0)

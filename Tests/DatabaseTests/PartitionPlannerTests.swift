@@ -60,8 +60,10 @@ import Testing
             let start = PartitionPlanner.start(ofMonth: 2005 * 12 + Int64(month)).addingTimeInterval(86_400)
             events.append(Self.event(id: Timestamp.milliseconds(start), occurredAt: start, seq: month, random: &random))
         }
-        let recorder = try EventRecorder(
-            configuration: EventRecorderTests.recorderConfiguration(configuration, spool: nil))
+        var settings = EventRecorderTests.recorderConfiguration(configuration, spool: nil)
+        // One batch per round, whatever the load: only the flush and the shutdown send.
+        settings.flushInterval = 3_600
+        let recorder = try EventRecorder(configuration: settings)
         for event in events { try recorder.record(event) }
         #expect(await recorder.flush())
         let afterFirst = try await Self.partitionCount(configuration)

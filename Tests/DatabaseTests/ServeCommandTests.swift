@@ -56,7 +56,7 @@ import Testing
     }
 
     @Test func acceptedEventsLandOnceWithServerTimesAndBadOnesAreNamed() async throws {
-        let fixture = try await CollectorFixture.start("serve_accept")
+        let fixture = try await ServeFixture.start("serve_accept")
         defer { fixture.close() }
         let events = Self.recentEvents(sessions: 5, perSession: 10, seed: 11)
         let missingUser =
@@ -115,7 +115,7 @@ import Testing
     }
 
     @Test func wrongMissingOrRevokedKeysAreRefusedAndStoreNothing() async throws {
-        let fixture = try await CollectorFixture.start("serve_keys")
+        let fixture = try await ServeFixture.start("serve_keys")
         defer { fixture.close() }
         let body = Self.batch(Self.recentEvents(sessions: 1, perSession: 3, seed: 12))
         for key in [nil, "om_not-a-key", fixture.key + "x"] {
@@ -181,7 +181,7 @@ import Testing
     }
 
     @Test func limitsAnswer413And429AndMalformedBodies400() async throws {
-        let fixture = try await CollectorFixture.start(
+        let fixture = try await ServeFixture.start(
             "serve_limits", ["--max-body-bytes", "8192", "--max-events", "10", "--rate-limit", "1", "--burst", "3"])
         defer { fixture.close() }
         let oversized = Self.batch(Self.recentEvents(sessions: 1, perSession: 40, seed: 13))
@@ -221,7 +221,7 @@ import Testing
     /// Clients post batches concurrently while the server is killed (SIGKILL) and started again on
     /// the same database and spool; every event the server answered 200 for is stored, once.
     @Test func aRestartUnderLoadLosesNothingAcknowledged() async throws {
-        var fixture = try await CollectorFixture.start("serve_restart", ["--rate-limit", "0"])
+        var fixture = try await ServeFixture.start("serve_restart", ["--rate-limit", "0"])
         defer { fixture.close() }
         let endpoint = LockedBox(fixture.endpoint)
         let acknowledged = Acknowledged()
@@ -277,7 +277,7 @@ import Testing
     /// PostgreSQL refuses connections for a while: the server still answers 200 (the events wait
     /// in its fsynced spool), says so in /metrics, and the events land once the database is back.
     @Test func whileTheDatabaseIsUnreachableBatchesAreSpooledThenLand() async throws {
-        let fixture = try await CollectorFixture.start("serve_outage")
+        let fixture = try await ServeFixture.start("serve_outage")
         defer { fixture.close() }
         let database = try #require(fixture.configuration.overrides["dbname"])
         let admin = try TestDatabase.admin()

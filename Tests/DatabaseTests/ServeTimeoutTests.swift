@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import OnboardMetricsCollector
 @testable import OnboardMetricsPostgres
 @testable import OnboardMetricsSDK
 
@@ -69,8 +70,9 @@ import Testing
     }
 
     @Test func slowHeadersSlowBodiesAndIdleConnectionsAreClosed() async throws {
-        let fixture = try await CollectorFixture.start(
-            "serve_timeouts", ["--header-timeout", "1", "--body-timeout", "1.5", "--idle-timeout", "2"])
+        let fixture = try await CollectorFixture.start("serve_timeouts") {
+            $0.timeouts = ConnectionTimeouts(header: .seconds(1), body: .milliseconds(1_500), idle: .seconds(2))
+        }
         defer { fixture.close() }
         let port = fixture.endpoint.port ?? 0
         let key = fixture.key

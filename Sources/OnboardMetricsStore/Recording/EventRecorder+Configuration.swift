@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import OnboardMetricsPostgres
@@ -38,6 +39,9 @@ extension EventRecorder {
         /// Where the recorder reports what it had to do (reconnects, refused events, quarantined
         /// spool records), with the numbers as metadata.
         public var logger = Logger(label: "onboardmetrics.recorder")
+        /// Where the recorder's counters go as swift-metrics (default: the process's bootstrapped
+        /// backend; a collector passes its own, so that two in one process do not share one).
+        public var metricsFactory: any MetricsFactory = MetricsSystem.factory
 
         /// A configuration with the defaults above.
         public init(database: PostgresConfiguration) {

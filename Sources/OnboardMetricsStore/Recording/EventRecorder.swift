@@ -28,7 +28,7 @@ public final class EventRecorder: Sendable {
     let validator = EventValidator()
     let store = EventStore()
     let spool: RecorderSpool?
-    let metrics = RecorderMetrics()
+    let metrics: RecorderMetrics
     /// Ids of the batches taken lately by any writer: a batch repeating one probes before its COPY.
     let recentIDs = NIOLockedValueBox(RecentEventIDs())
     private let state: NIOLockedValueBox<State>
@@ -63,6 +63,7 @@ public final class EventRecorder: Sendable {
     /// - Throws: `RecorderError` `.spool` when the spool folder cannot be used.
     public init(configuration: Configuration) throws {
         self.configuration = configuration
+        metrics = RecorderMetrics(factory: configuration.metricsFactory)
         if let folder = configuration.spoolDirectory {
             // The spool is SDK code (Foundation only): it reports through a closure.
             let logger = configuration.logger
