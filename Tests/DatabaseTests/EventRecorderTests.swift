@@ -31,9 +31,11 @@ import Testing
 
     @Test func oneMillionEventsAreRecordedAndCountedExactly() async throws {
         let configuration = try await TestDatabase.migrated("recorder_million")
-        let outcome = try ProcessRunner.run(
-            Self.benchExecutable,
-            ["--events", "1000000", "--database-url", TestDatabase.url(of: configuration), "--batch-size", "10000"])
+        let outcome = try await BlockingIO.run {
+            try ProcessRunner.run(
+                Self.benchExecutable,
+                ["--events", "1000000", "--database-url", TestDatabase.url(of: configuration), "--batch-size", "10000"])
+        }
         #expect(outcome.status == 0, "\(outcome.output)")
         #expect(outcome.output.contains("recorded 1000000 committed 1000000 duplicates 0"))
         let counts = try await Self.count(configuration)
@@ -328,7 +330,7 @@ import Testing
             done
             kill -9 $pid; wait $pid 2>/dev/null; exit 0
             """
-        let killed = try ProcessRunner.run("/bin/sh", ["-c", script])
+        let killed = try await BlockingIO.run { try ProcessRunner.run("/bin/sh", ["-c", script]) }
         #expect(killed.status == 0, "\(killed.output)")
         let report = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         let durable =

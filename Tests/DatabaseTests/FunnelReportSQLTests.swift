@@ -3,6 +3,7 @@ import Testing
 
 @testable import OnboardMetricsAnalysis
 @testable import OnboardMetricsGeneration
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
 @testable import OnboardMetricsStore
@@ -30,13 +31,15 @@ import Testing
         let report = try await reader.report { FunnelAggregator(flow: flow, options: options, now: reportEnd) }
         let sqlFile = TestDatabase.packageRoot.appendingPathComponent("scripts/bench/health-study-funnel.sql").path
         let url = TestDatabase.url(of: configuration)
-        let psql = try ProcessRunner.run(
-            "/usr/bin/psql",
-            [
-                url, "-q", "-A", "-t", "-F", " ", "-v", "ON_ERROR_STOP=1", "-v",
-                "report_end=\(ISO8601DateFormatter().string(from: reportEnd))", "-v", "window=7 days", "-v",
-                "inactivity=30 minutes", "-f", sqlFile,
-            ])
+        let psql = try await BlockingIO.run {
+            try ProcessRunner.run(
+                "/usr/bin/psql",
+                [
+                    url, "-q", "-A", "-t", "-F", " ", "-v", "ON_ERROR_STOP=1", "-v",
+                    "report_end=\(ISO8601DateFormatter().string(from: reportEnd))", "-v", "window=7 days", "-v",
+                    "inactivity=30 minutes", "-f", sqlFile,
+                ])
+        }
         #expect(psql.status == 0, "\(psql.output)")
         let sqlRows = psql.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         let steps = try #require(report.groups.first?.steps)

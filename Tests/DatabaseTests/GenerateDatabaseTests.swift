@@ -21,13 +21,13 @@ import Testing
     /// (the recorder's spool lives there) and decodes its JSON summary.
     static func generate(
         into configuration: PostgresConfiguration, params: URL, folder: URL
-    ) throws -> (summary: Summary?, output: String, status: Int32) {
+    ) async throws -> (summary: Summary?, output: String, status: Int32) {
         let script = """
             cd '\(folder.path)' && ONBOARDMETRICS_MIGRATIONS='\(TestDatabase.migrationsDirectory.path)' \
             '\(TestDatabase.funnelExecutable)' generate --scenario health-study --sessions 1500 --seed 7 --database \
             --database-url '\(TestDatabase.url(of: configuration))' --params '\(params.path)' --format json --quiet
             """
-        let outcome = try ProcessRunner.run("/bin/sh", ["-c", script])
+        let outcome = try await BlockingIO.run { try ProcessRunner.run("/bin/sh", ["-c", script]) }
         // The summary is the JSON object on stdout (stderr shares the capture but --quiet keeps it empty).
         let summary = outcome.output.firstIndex(of: "{").flatMap {
             try? JSONDecoder().decode(Summary.self, from: Data(outcome.output[$0...].utf8))
@@ -41,7 +41,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         let params = folder.appendingPathComponent("run.params.json")
 
-        let first = try Self.generate(into: configuration, params: params, folder: folder)
+        let first = try await Self.generate(into: configuration, params: params, folder: folder)
         #expect(first.status == 0, "\(first.output)")
         let report = try JSONDecoder().decode(GenerationReport.self, from: Data(contentsOf: params))
         let summary = try #require(first.summary, "\(first.output)")
@@ -79,7 +79,7 @@ import Testing
         let stored = try FlowDefinition.decode(from: Data((flows.first?.2 ?? "").utf8))
         #expect(stored == ExampleFlows.healthStudy)
 
-        let second = try Self.generate(into: configuration, params: params, folder: folder)
+        let second = try await Self.generate(into: configuration, params: params, folder: folder)
         #expect(second.status == 0, "\(second.output)")
         let again = try #require(second.summary, "\(second.output)")
         #expect(again.committed == 0)

@@ -42,7 +42,7 @@ import Testing
         #expect(statuses.allSatisfy { $0.state == .applied })
         // The checksum is SHA-256 of the file, as the coreutils tool computes it independently.
         let file = TestDatabase.migrationsDirectory.appendingPathComponent("0001_event_schema.sql").path
-        let sha = try ProcessRunner.run("/usr/bin/sha256sum", [file])
+        let sha = try await BlockingIO.run { try ProcessRunner.run("/usr/bin/sha256sum", [file]) }
         #expect(checksum == sha.output.split(separator: " ").first.map(String.init))
     }
 

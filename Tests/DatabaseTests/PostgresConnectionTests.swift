@@ -38,7 +38,7 @@ import Testing
             PGDATABASE='\(database)' ONBOARDMETRICS_MIGRATIONS='\(TestDatabase.migrationsDirectory.path)' \
             '\(TestDatabase.funnelExecutable)' migrate --format json
             """
-        let outcome = try ProcessRunner.run("/bin/sh", ["-c", script])
+        let outcome = try await BlockingIO.run { try ProcessRunner.run("/bin/sh", ["-c", script]) }
         #expect(outcome.status == 0, "\(outcome.output)")
         #expect(outcome.output.contains("0001_event_schema.sql"))
         // It used the configured server, not an embedded cluster in the working folder.

@@ -45,6 +45,7 @@ import Testing
         settings.initialBackoff = 0.05
         settings.maximumBackoff = 0.5
         settings.flushInterval = 0.05
+        settings.logger.logLevel = .critical
         let recorder = try ShardedEventRecorder(configuration: settings, topology: topology).started()
 
         let events = SampleEvents.make(sessions: 400, perSession: 5, seed: 31)
