@@ -20,11 +20,25 @@ targets=("$@")
 
 out=.build/fuzz
 mkdir -p "$out"
-sources=(
-    $(find Sources/OnboardMetricsSDK -name '*.swift' | sort)
+# The server-side parsers come from targets above the SDK: in the harness's one module their
+# imports of the package's own modules are dropped (copies under $out/sources).
+layered=(
     Sources/OnboardMetricsStore/Ingest/CSVReader.swift
     Sources/OnboardMetricsFormats/EventBatch.swift
     Sources/OnboardMetricsFormats/CollectorError.swift
+)
+mkdir -p "$out/sources"
+copies=()
+for file in "${layered[@]}"; do
+    copy="$out/sources/$(basename "$file")"
+    sed '/^import OnboardMetrics/d' "$file" > "$copy.new"
+    # Replaced only when changed, so the harness is rebuilt only when a source changed.
+    if cmp -s "$copy.new" "$copy"; then rm "$copy.new"; else mv "$copy.new" "$copy"; fi
+    copies+=("$copy")
+done
+sources=(
+    $(find Sources/OnboardMetricsSDK -name '*.swift' | sort)
+    "${copies[@]}"
     Fuzz/FuzzTargets.swift
 )
 binary="$out/fuzz-targets"
