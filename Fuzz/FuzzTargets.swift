@@ -1,5 +1,7 @@
 // libFuzzer entry point for the parsers that read untrusted input: the JSON event parser, the
-// CSV reader, the condition parser, the collector's batch parser and the flow loader.
+// CSV reader, the condition parser, the collector's batch parser, Segment's and PostHog's bodies
+// (as the collector and an export's lines read them, through the mapping to events) and the
+// flow loader.
 //
 // Built by scripts/fuzz.sh with `swiftc -sanitize=fuzzer,address` together with the sources it
 // exercises (one module, so `package` declarations are visible), not by `swift build`. The target
@@ -13,7 +15,18 @@ private enum FuzzTarget: String {
     case csv
     case condition
     case batch
+    case segment
+    case posthog
     case flow
+}
+
+/// What a Segment or PostHog message becomes: an event, validated as the collector validates it.
+private func mapAndValidate(_ message: AnalyticsMessage) {
+    let now = Date(timeIntervalSince1970: 1_790_000_000)
+    if let event = try? EventMapping().event(for: message, receivedAt: now) {
+        try? EventValidator().validate(event, now: now)
+        _ = event.jsonLine
+    }
 }
 
 private let target = FuzzTarget(rawValue: ProcessInfo.processInfo.environment["FUZZ_TARGET"] ?? "") ?? .jsonEvent
@@ -53,6 +66,19 @@ public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
         _ = condition.evaluate(["platform": .string("ios"), "n": .number(3), "flag": .bool(true)])
     case .batch:
         _ = try? EventBatch.parse(bytes, maximumEvents: 1_000)
+    case .segment:
+        // The first byte picks the endpoint: a batch, or a single call of that type.
+        guard let first = bytes.first else { break }
+        let body = UnsafeBufferPointer(rebasing: bytes.dropFirst())
+        let types = AnalyticsMessage.CallType.allCases
+        let batch =
+            Int(first) < types.count
+            ? try? SegmentBatch.parseSingle(body, type: types[Int(first)], timestamps: TimestampParser())
+            : try? SegmentBatch.parseBatch(body, maximumEvents: 1_000, timestamps: TimestampParser())
+        for case .message(let message) in batch?.items ?? [] { mapAndValidate(message) }
+    case .posthog:
+        let batch = try? PostHogBatch.parse(bytes, maximumEvents: 1_000, timestamps: TimestampParser())
+        for case .message(let message) in batch?.items ?? [] { mapAndValidate(message) }
     case .flow:
         if let flow = try? FlowDefinition.decode(from: Data(bytes)) {
             _ = try? FlowCatalog([flow])

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the parsers that read untrusted input with libFuzzer, each for a bounded time:
 # json-event (JSONEventParser + EventValidator), csv (CSVReader), condition (ConditionParser),
-# batch (the collector's EventBatch) and flow (FlowDefinition/FlowCatalog).
+# batch (the collector's EventBatch), segment and posthog (their bodies, mapped to events and
+# validated) and flow (FlowDefinition/FlowCatalog).
 #
 #   bash scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]     (default 60 s, every target)
 #
@@ -16,7 +17,7 @@ export PATH="/opt/swift/usr/bin:$PATH"
 seconds="${1:-60}"
 shift || true
 targets=("$@")
-[ "${#targets[@]}" -gt 0 ] || targets=(json-event csv condition batch flow)
+[ "${#targets[@]}" -gt 0 ] || targets=(json-event csv condition batch segment posthog flow)
 
 out=.build/fuzz
 mkdir -p "$out"
@@ -26,6 +27,12 @@ layered=(
     Sources/OnboardMetricsStore/Ingest/CSVReader.swift
     Sources/OnboardMetricsFormats/EventBatch.swift
     Sources/OnboardMetricsFormats/CollectorError.swift
+    Sources/OnboardMetricsFormats/AnalyticsMessage.swift
+    Sources/OnboardMetricsFormats/SegmentBatch.swift
+    Sources/OnboardMetricsFormats/PostHogBatch.swift
+    Sources/OnboardMetricsFormats/EventMapping.swift
+    Sources/OnboardMetricsFormats/EventMapping+File.swift
+    Sources/OnboardMetricsFormats/EventMappingError.swift
 )
 mkdir -p "$out/sources"
 copies=()

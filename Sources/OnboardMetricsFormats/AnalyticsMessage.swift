@@ -87,7 +87,12 @@ extension [String: JSONValue] {
             }
             return date
         case .number(let milliseconds)?:
-            return Date(timeIntervalSince1970: milliseconds / 1000)
+            guard let date = Timestamp.date(unixMilliseconds: milliseconds) else {
+                throw EventValidationError(
+                    .absurdTimestamp, field: field,
+                    reason: "is not a time: \(JSONValue.text(milliseconds)) milliseconds since 1970")
+            }
+            return date
         default:
             throw EventValidationError(.malformed, field: field, reason: "must be an ISO 8601 timestamp")
         }

@@ -105,7 +105,15 @@ package struct PostHogBatch: Sendable {
         properties["token"] = nil  // the API key, not a property
         message.properties = properties
         message.occurredAt = try object.timestamp("timestamp", parser: timestamps, field: "timestamp")
-        if case .number(let offset)? = object["offset"] { message.offsetMilliseconds = offset }
+        if case .number(let offset)? = object["offset"] {
+            // Milliseconds before the sending at which the event happened: bounded like a time.
+            guard offset.isFinite, abs(offset) <= Timestamp.largestMilliseconds else {
+                throw EventValidationError(
+                    .absurdTimestamp, field: "offset",
+                    reason: "is not a duration: \(JSONValue.text(offset)) milliseconds")
+            }
+            message.offsetMilliseconds = offset
+        }
         // PostHog corrects the client's clock with sent_at unless the event asks it not to.
         if properties["$ignore_sent_at"]?.boolValue != true {
             message.sentAt = try object.timestamp("sent_at", parser: timestamps, field: "sent_at") ?? batchSentAt

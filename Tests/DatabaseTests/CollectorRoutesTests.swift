@@ -86,6 +86,18 @@ import Testing
                 ) { response in
                     #expect(response.status == .ok)
                 }
+                // A time no clock can give (the issue's repro: 1e19 ms trapped the server): refused, served on.
+                for (path, body) in [
+                    ("/v1/track", #"{"userId":"u","event":"x","timestamp":1e19}"#),
+                    ("/capture/", #"{"api_key":"\#(key)","event":"x","distinct_id":"u","offset":1e300}"#),
+                ] {
+                    try await client.execute(
+                        uri: path, method: .post, headers: [.authorization: basic, .contentType: "application/json"],
+                        body: ByteBuffer(string: body)
+                    ) { response in
+                        #expect(response.status == .ok, "\(path): \(response.status)")
+                    }
+                }
                 let capture =
                     #"{"api_key":"\#(key)","event":"opened_settings","distinct_id":"u-routes","timestamp":"2026-01-05T10:01:00Z"}"#
                 try await client.execute(
@@ -103,8 +115,9 @@ import Testing
                 try await client.execute(uri: "/metrics", method: .get) { response in
                     #expect(response.status == .ok)
                     let text = String(buffer: response.body)
-                    // Native, Segment and PostHog requests alike.
-                    #expect(text.contains("onboardmetrics_batch_requests_total{status=\"200\"} 3"), "\(text)")
+                    // Native, Segment and PostHog requests alike (the two refused times are answered 200
+                    // with their message rejected, as Segment's and PostHog's clients expect).
+                    #expect(text.contains("onboardmetrics_batch_requests_total{status=\"200\"} 5"), "\(text)")
                     #expect(text.contains("onboardmetrics_batch_requests_total{status=\"415\"} 1"), "\(text)")
                     #expect(text.contains("onboardmetrics_batch_requests_total{status=\"401\"} 2"), "\(text)")
                 }

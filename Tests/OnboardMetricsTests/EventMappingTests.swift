@@ -129,6 +129,42 @@ import Testing
         #expect(error.field == "event" && error.code == .missing)
     }
 
+    /// A number that cannot be a time is refused with its field before any arithmetic: 1e19
+    /// milliseconds trapped when made an Int64 (a Segment call or a PostHog offset with it took
+    /// `funnel serve` down, and every client's unacknowledged events with it).
+    @Test(arguments: ["1e19", "-1e19", "1e300", "9.3e18", "1e16"])
+    func numericTimesOutOfRangeAreRefusedNotATrap(number: String) throws {
+        let batch = try Array(
+            #"{"batch":[{"type":"track","event":"x","userId":"u","timestamp":\#(number)}]}"#.utf8
+        ).withUnsafeBufferPointer { try SegmentBatch.parseBatch($0, maximumEvents: 10, timestamps: TimestampParser()) }
+        guard case .invalid(_, let error) = try #require(batch.items.first) else {
+            Issue.record("\(batch.items)")
+            return
+        }
+        #expect(error.field == "timestamp" && error.code == .absurdTimestamp, "\(error)")
+        let items = try Self.posthog(
+            #"{"api_key":"k","batch":[{"event":"x","distinct_id":"u","offset":\#(number)},"#
+                + #"{"event":"y","distinct_id":"u","timestamp":\#(number)},"#
+                + #"{"event":"z","distinct_id":"u","timestamp":"2026-09-21T14:13:00Z"}]}"#)
+        guard case .invalid(_, let offset) = items[0], case .invalid(_, let timestamp) = items[1],
+            case .message = items[2]
+        else {
+            Issue.record("\(items)")
+            return
+        }
+        #expect(offset.field == "offset" && offset.code == .absurdTimestamp)
+        #expect(timestamp.field == "timestamp" && timestamp.code == .absurdTimestamp)
+    }
+
+    /// Milliseconds as Segment sends them, inside the range: read, then judged by the validator.
+    @Test func numericTimesInRangeAreMilliseconds() throws {
+        let event = try Self.segment(#"{"type":"track","event":"x","userId":"u","timestamp":1790000000000}"#)
+        #expect(event.occurredAt == Date(timeIntervalSince1970: 1_790_000_000))
+        // A date no client can send still converts without a trap (saturating).
+        #expect(Timestamp.milliseconds(Date(timeIntervalSince1970: 1e17)) == .max)
+        #expect(Timestamp.milliseconds(Date(timeIntervalSince1970: -1e17)) == .min)
+    }
+
     @Test func bodiesAreToldApartAndBadOnesRefusedWhole() throws {
         #expect(Collector.isSegmentBatch(Array(#"{"sentAt":"x","batch":[]}"#.utf8)))
         #expect(!Collector.isSegmentBatch(Array(#"{"sent_at":"x","events":[]}"#.utf8)))

@@ -7,8 +7,25 @@ import Foundation
 package enum Timestamp {
     /// Milliseconds since 1970 for a date, to the nearest millisecond (rounding down would turn
     /// a date made from whole milliseconds into the millisecond before, through binary fractions).
+    /// Saturates at Int64's range (and takes NaN as the earliest), so that no date — whatever a
+    /// client sent — traps here; such a date is refused by ``EventValidator`` anyway.
     package static func milliseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let value = (date.timeIntervalSince1970 * 1000).rounded()
+        guard value < 9_223_372_036_854_774_784 else { return .max }
+        guard value > -9_223_372_036_854_774_784 else { return .min }
+        return Int64(value)
+    }
+
+    /// Numbers sent as times (Segment and PostHog take milliseconds since 1970; PostHog's offset
+    /// is milliseconds too) are taken only within this many milliseconds of 1970 — about 31,700
+    /// years either way — before any arithmetic turns them into a date.
+    package static let largestMilliseconds: Double = 1e15
+
+    /// The date of a count of milliseconds since 1970 sent as a JSON number; `nil` unless it is
+    /// finite and within ``largestMilliseconds``.
+    package static func date(unixMilliseconds value: Double) -> Date? {
+        guard value.isFinite, abs(value) <= largestMilliseconds else { return nil }
+        return Date(timeIntervalSince1970: value / 1000)
     }
 
     /// The date for milliseconds since 1970.
