@@ -231,4 +231,24 @@ import Testing
         #expect(effects.flushes == [.init(waiter: 5, allCommitted: false)])
         #expect(effects.stops == [6])
     }
+
+    /// A collector answers once its request's events are durable: during an outage a marked flush
+    /// does not wait for the next reconnect attempt (which the backoff may put seconds away).
+    @Test func aMarkedFlushDuringAnOutageIsAnsweredOnceItsEventsAreSpooled() throws {
+        var machine = Self.machine(batchSize: 3, writers: 1, spool: true)
+        Self.record(3, into: &machine)
+        guard case .work(let work) = machine.nextStep(writer: 0, now: Self.start, stamp: Self.start).0 else {
+            Issue.record("no work")
+            return
+        }
+        _ = machine.connectFailed(writer: 0, now: Self.start, random: 0)
+        let marked = machine.flush(ordinals: 0..<3, waiter: 1)
+        let everything = machine.flush(ordinals: nil, waiter: 2)
+        #expect(marked.0 == nil && everything.0 == nil)
+        let spooled = machine.spooled(work.batch, dropped: 0)
+        // Spooled, not committed: the marked flush returns false at once; flush() waits for an attempt.
+        #expect(spooled.flushes == [.init(waiter: 1, allCommitted: false)])
+        let (_, attempt) = machine.connectFailed(writer: 0, now: Self.start + 1, random: 0)
+        #expect(attempt.flushes == [.init(waiter: 2, allCommitted: false)])
+    }
 }

@@ -57,8 +57,12 @@ struct RecorderStateMachine: Sendable {
         /// The ordinals that must be settled: from 0 to the events enqueued at a `flush()` call,
         /// a caller's own events for `flush(_:)`.
         let ordinals: Range<Int>
-        /// Connection attempts at the call: during an outage one more attempt is waited for.
+        /// Connection attempts at the call: during an outage a ``EventRecorder/flush()`` waits
+        /// for one more attempt.
         let attempts: Int
+        /// Whether it waits for that attempt: a flush of everything does; a flush of marked events
+        /// (a collector's answer) does not — spooled, they are durable, and the answer goes at once.
+        let waitsForAttempt: Bool
     }
 
     /// What the machine knows of one writer.
@@ -133,7 +137,9 @@ struct RecorderStateMachine: Sendable {
     /// A flush for `ordinals` (`nil`: everything recorded so far): its result now, or `nil` and
     /// the waiter is resumed later through ``Effects/flushes``.
     mutating func flush(ordinals: Range<Int>?, waiter: WaiterID) -> (Bool?, Effects) {
-        let flush = FlushWaiter(id: waiter, ordinals: ordinals ?? 0..<enqueued, attempts: connectionAttempts)
+        let flush = FlushWaiter(
+            id: waiter, ordinals: ordinals ?? 0..<enqueued, attempts: connectionAttempts,
+            waitsForAttempt: ordinals == nil)
         if isSettled(flush) { return (result(of: flush), Effects()) }
         flushWaiters.append(flush)
         var effects = Effects()
@@ -186,12 +192,15 @@ struct RecorderStateMachine: Sendable {
 
     // MARK: - Waiting rules
 
-    /// Spooled events count once the database is reachable; while it is not, one connection
-    /// attempt after the call is waited for, not the end of the outage.
+    /// Spooled events count once the database is reachable (a connected writer drains the spool
+    /// first); while it is not, a flush of everything waits for one connection attempt after the
+    /// call — not for the end of the outage — and a flush of marked events waits for nothing more.
     func isSettled(_ flush: FlushWaiter) -> Bool {
         guard lifecycle != .stopped else { return true }
         guard settled.contains(flush.ordinals) else { return false }
-        return !(spoolHasData && (writers.contains(where: \.connected) || connectionAttempts == flush.attempts))
+        guard spoolHasData else { return true }
+        if writers.contains(where: \.connected) { return false }
+        return !flush.waitsForAttempt || connectionAttempts != flush.attempts
     }
 
     /// Whether everything the flush waited for is committed (and nothing waits in the spool).
