@@ -42,14 +42,20 @@ public struct MixtureSequentialTest: Sendable, Hashable, Codable {
     /// GrowthBook's default N*.
     public static let defaultTuning = 5_000.0
 
+    /// The N* taken: a total sample size of at least 10 units and at most ten billion. Outside it
+    /// the mixture's width over- or underflows and the test says nothing (a tiny N* made a
+    /// difference of nothing look significant).
+    public static let tuningRange: ClosedRange<Double> = 10...1e10
+
     /// The test of `successes2/trials2` against `successes1/trials1`; `nil` when a sample is empty,
-    /// counts are impossible, both rates are 0 or 1 (no variance), or α or N* is out of range.
+    /// counts are impossible, both rates are 0 or 1 (no variance), or α or N* is out of range
+    /// (N* in ``tuningRange``).
     public init?(
         successes1: Int, trials1: Int, successes2: Int, trials2: Int, alpha: Double = 0.05,
         tuning: Double = MixtureSequentialTest.defaultTuning
     ) {
         guard trials1 > 0, trials2 > 0, successes1 >= 0, successes2 >= 0, successes1 <= trials1,
-            successes2 <= trials2, alpha > 0, alpha < 1, tuning > 0, tuning.isFinite
+            successes2 <= trials2, alpha > 0, alpha < 1, Self.tuningRange.contains(tuning)
         else { return nil }
         let n1 = Double(trials1)
         let n2 = Double(trials2)

@@ -60,7 +60,10 @@ struct ExperimentCommand: AsyncParsableCommand {
             discussion: "Holm's adjustment and the verdict then use the always-valid p-values."))
     var sequential = false
 
-    @Option(help: "N* of --sequential: the total units at which its interval is tightest (GrowthBook's default).")
+    @Option(
+        help:
+            "N* of --sequential: the total units at which its interval is tightest (GrowthBook's default; 10 to 10^10)."
+    )
     var tuning = MixtureSequentialTest.defaultTuning
 
     @OptionGroup var flow: FlowOptions
@@ -84,7 +87,9 @@ struct ExperimentCommand: AsyncParsableCommand {
         guard mde > 0, mde < 1 else { throw ValidationError("--mde must be between 0 and 1 (e.g. 0.02)") }
         options.mde = mde
         options.engine = engine
-        guard tuning > 0, tuning.isFinite else { throw ValidationError("--tuning must be a positive number of units") }
+        guard MixtureSequentialTest.tuningRange.contains(tuning) else {
+            throw ValidationError("--tuning must be a number of units from 10 to 10000000000 (it was \(tuning))")
+        }
         options.sequential = sequential
         options.sequentialTuning = tuning
         options.unit = per

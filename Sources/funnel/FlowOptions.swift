@@ -77,6 +77,11 @@ struct TimeRangeOptions: ParsableArguments {
         guard let date = TimestampParser().parse(full) else {
             throw ValidationError("\(option) '\(text)' is not a date: use 2026-01-31 or 2026-01-31T09:00:00Z")
         }
+        // Event ids (UUIDv7) count time from 1970: an earlier bound selects nothing, silently.
+        guard date.timeIntervalSince1970 >= 0 else {
+            throw ValidationError(
+                "\(option) '\(text)' is before 1970, where no event can be (leave it out to read all data)")
+        }
         return date
     }
 }

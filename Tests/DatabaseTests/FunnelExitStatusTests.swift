@@ -24,6 +24,31 @@ import Testing
         #expect(outcome.errors.contains("--since"))
     }
 
+    /// Issue 31's N7: a bound before 1970 selected nothing and printed an empty report (exit 0).
+    @Test(arguments: [
+        ["report", "--steps", "a,b", "--since", "1969-12-31"],
+        ["report", "--flow", examples, "--until", "1960-01-01T00:00:00Z"],
+        ["trends", "--flow", examples, "--since", "1900-01-01"],
+        ["conformance", "--flow", examples, "--since", "1969-12-31T23:59:59Z"],
+    ])
+    func aBoundBefore1970IsAUsageError(arguments: [String]) async throws {
+        let outcome = try await FunnelProcess.run(
+            arguments + ["--database-url", "postgresql://nobody@/x?host=/nonexistent-folder", "--quiet"])
+        #expect(outcome.status == 64, "\(outcome.errors)")
+        #expect(outcome.errors.contains("before 1970"), "\(outcome.errors)")
+    }
+
+    /// Issue 31's N6: a tuning whose mixture over- or underflows printed a significant result.
+    @Test(arguments: ["1e-300", "0.5", "9", "1e308", "nan", "20000000000"])
+    func aSequentialTuningOutOfRangeIsAUsageError(tuning: String) async throws {
+        let outcome = try await FunnelProcess.run([
+            "experiment", "consent-copy", "--metric", "completion", "--sequential", "--tuning", tuning,
+            "--database-url", "postgresql://nobody@/x?host=/nonexistent-folder", "--quiet",
+        ])
+        #expect(outcome.status == 64, "\(outcome.errors)")
+        #expect(outcome.errors.contains("--tuning"), "\(outcome.errors)")
+    }
+
     @Test(arguments: [
         ["report", "--flow", examples, "--window", "200000000d"],
         ["report", "--flow", examples, "--inactivity", "200000000d"],
