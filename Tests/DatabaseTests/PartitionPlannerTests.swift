@@ -104,4 +104,41 @@ import Testing
         // 2000-01 only (the current month has its partition since the migration).
         #expect(try await Self.partitionCount(configuration) - before == 1)
     }
+
+    /// Issue 31: a public clickstream (six months of 2024, CSV) failed its first ingest with
+    /// "updated partition constraint for default partition would be violated" after 20,000 rows:
+    /// while one write connection created a month's partition (moving that month's rows out of
+    /// the default partition), the other copied more rows of the month into the default one.
+    /// The same shape — six months, time order, two write connections — must land whole at once.
+    @Test func aSixMonthHistoryIngestsOnTheFirstRunOnTwoConnections() async throws {
+        let configuration = try await TestDatabase.migrated("partitions_history")
+        let folder = try TestDatabase.temporaryFolder("partitions-history")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var lines = ["user_id,session_id,event,timestamp"]
+        let start = Date(timeIntervalSince1970: 1_704_067_200)  // 2024-01-01
+        let rows = 31_106
+        let span = 182.0 * 86_400
+        for row in 0..<rows {
+            let at = start.addingTimeInterval(span * Double(row) / Double(rows))
+            let user = row / 25
+            lines.append(
+                "user-\(user),\(user)-\(row / 12),\(["main", "catalog", "product", "cart"][row % 4]),\(Timestamp.string(at))"
+            )
+        }
+        let file = folder.appendingPathComponent("history.csv")
+        try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: file)
+        let outcome = try await FunnelProcess.run(
+            [
+                "ingest", file.path, "--map", "user_id=user_id", "--map", "session_id=session_id", "--map",
+                "event=event", "--map", "occurred_at=timestamp", "--write-connections", "2",
+                "--database-url", TestDatabase.url(of: configuration), "--quiet",
+            ], directory: folder)
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        let stored = try await EventRecorderTests.count(configuration)
+        #expect(stored.total == rows && stored.distinct == rows)
+        let left = try await TestDatabase.withConnection(configuration) { connection in
+            try connection.query("SELECT count(*) AS n FROM events_default").first?["n"].int ?? -1
+        }
+        #expect(left == 0, "every month of the file has its partition by the end")
+    }
 }

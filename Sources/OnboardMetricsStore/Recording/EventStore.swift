@@ -181,6 +181,7 @@ public struct EventStore: Sendable {
                 ON COMMIT DELETE ROWS
                 """)
             try copyEvents(distinct, of: events, into: "events_staging", on: connection, receivedAt: receivedAt)
+            try connection.query(Self.sharedPartitionsLock)
             let inserted = try connection.query(
                 """
                 INSERT INTO events (\(Self.columns))
@@ -193,6 +194,16 @@ public struct EventStore: Sendable {
         }
     }
 
+    /// Taken (shared) by every transaction that writes rows into `events`, before it writes them;
+    /// `onboardmetrics_ensure_partitions` takes the same key exclusively. So a month's partition
+    /// is never created (its rows moved out of the default partition, the partition attached)
+    /// while another connection's write may still route rows of that month into the default
+    /// partition: the write commits first, or starts after, with the new partition in view.
+    /// Without it a multi-month history ingested on two connections failed its first run
+    /// ("updated partition constraint for default partition would be violated", issue 31).
+    static let sharedPartitionsLock =
+        "SELECT pg_advisory_xact_lock_shared(hashtext('onboardmetrics_ensure_partitions'))"
+
     /// `begin`, `commit`: the COPY begins or commits a transaction of its own (see
     /// ``PostgresConnection/copyIn(_:begin:commit:_:)``); neither inside the caller's.
     @discardableResult
@@ -200,8 +211,10 @@ public struct EventStore: Sendable {
         _ rows: [Int], of events: [Event], into table: String, on connection: PostgresConnection, receivedAt: Int64,
         begin: Bool = false, commit: Bool = false
     ) throws -> Int {
-        try connection.copyIn(
-            "COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)", begin: begin, commit: commit
+        // Into `events` the transaction holds the partitions lock first (sent with the COPY: no round trip more).
+        let lock = table == "events" ? Self.sharedPartitionsLock + "; " : ""
+        return try connection.copyIn(
+            lock + "COPY \(table) (\(Self.columns)) FROM STDIN (FORMAT binary)", begin: begin, commit: commit
         ) {
             try Self.encode(rows, of: events, receivedAt: receivedAt, into: &$0)
         }
