@@ -30,7 +30,9 @@ struct ShardsCommand: AsyncParsableCommand {
             discussion: """
                 While no shard holds events yet, the 64 buckets are spread evenly over all shards. \
                 Once there is data, a new shard starts empty: give it buckets with `funnel shards move`. \
-                Refused when the coordinator holds events of its own.
+                Refused when the coordinator holds events of its own, and when the URL reaches \
+                the coordinator itself or a database that is already a shard: databases are told \
+                apart by the server's system identifier and the database's name, not by the URL.
                 """)
 
         @Argument(help: "The shard's libpq URL or connection string (a password in it is never printed).")
@@ -94,8 +96,10 @@ struct ShardsCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Move one bucket's sessions to another shard.",
             discussion: """
-                Copies the bucket's events and sessions to the target, points the bucket at it, then \
-                deletes them from the old shard. Stop writers (serve, ingest) during a move: they \
+                Copies the bucket's events and sessions to the target, checks that the target holds \
+                every copied row, points the bucket at it, then deletes them from the old shard (locked \
+                against writes meanwhile). Refused, deleting nothing, when the bucket is already on the \
+                target or the target is the same database as its shard. Stop writers (serve, ingest) during a move: they \
                 route by the topology they started with. A move cut short is finished by running it again.
                 """)
 

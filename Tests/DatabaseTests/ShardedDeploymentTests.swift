@@ -132,6 +132,12 @@ import Testing
             try connection.query("SELECT count(*) AS n FROM sharded.events").first?["n"].int ?? -1
         }
         #expect(viaForeignTables == total)
+        // So does the analysts' role, though neither shard asks for a password (trust authentication).
+        let asReader = try await TestDatabase.withConnection(coordinator.configuration) { connection in
+            try connection.query("SET ROLE onboardmetrics_reader")
+            return try connection.query("SELECT count(*) AS n FROM sharded.events").first?["n"].int ?? -1
+        }
+        #expect(asReader == total)
         await #expect(throws: PostgresError.self) {
             try await TestDatabase.withConnection(coordinator.configuration) { connection in
                 try connection.query("DELETE FROM sharded.events")

@@ -3,63 +3,110 @@ import OnboardMetricsPostgres
 
 /// Moves one bucket's sessions from the shard that holds it to another, as Citus moves a shard:
 /// copy its events and sessions (binary COPY out of the source, into the target with the store's
-/// dedupe), point the bucket at the target on the coordinator, then delete them from the source.
+/// dedupe), check that the target holds every copied row, point the bucket at the target on the
+/// coordinator, then delete them from the source.
 ///
-/// Every step can be repeated: a move cut short is finished by running it again (the copy
-/// dedupes; the source keeps its rows until the map has changed). Readers only read a shard's
-/// own buckets, so rows left behind on the source are never counted twice. Writers route by the
-/// topology they started with: stop them during a move (docs/SCALING.md).
+/// The source's `events` and `sessions` stay locked against writes (reads go on) from the copy to
+/// the delete, so the rows deleted are exactly the rows copied and verified. The target is found
+/// and compared by ``DatabaseIdentity``: a move onto the database the bucket is already on is
+/// refused before anything is copied or deleted. Every step can be repeated: a move cut short is
+/// finished by running it again (the copy dedupes; the source keeps its rows until the map has
+/// changed). Readers only read a shard's own buckets, so rows left behind on the source are never
+/// counted twice. Writers route by the topology they started with: stop them during a move
+/// (docs/SCALING.md).
 public struct BucketMover: Sendable {
     /// What a move did.
     public struct Moved: Sendable, Hashable, Codable {
         public var bucket: Int
+        /// Events moved: copied to (or already on) the target, verified there, deleted from the source.
         public var events: Int
+        /// Sessions moved, likewise.
         public var sessions: Int
     }
 
     /// Creates a mover.
     public init() {}
 
-    /// Moves `bucket` to the shard with URL `url` (already added).
-    /// - Throws: ``ShardingError`` (`.badBucket`, `.unknownShard`), `PostgresError`.
+    /// Moves `bucket` to the shard that `url` reaches (added before, under this or another URL).
+    /// - Throws: ``ShardingError`` (`.badBucket`, `.unknownShard`, `.alreadyThere`, `.sameDatabase`,
+    ///   `.copyNotVerified`), `PostgresError`.
     @discardableResult
     public func move(bucket: Int, to url: String, on coordinator: PostgresConnection) throws -> Moved {
         guard (0..<SessionBucket.count).contains(bucket) else {
             throw ShardingError(.badBucket, "bucket \(bucket) is not in 0..<\(SessionBucket.count)")
         }
         let topology = try ShardCatalog().load(on: coordinator)
-        guard let target = topology.shards.first(where: { $0.url == url }) else {
-            throw ShardingError(
-                .unknownShard,
-                "no shard has the URL \(PostgresConfiguration.redact(url)); add it first (funnel shards add)")
-        }
         guard let sourceIndex = topology.ownerOfBucket[bucket] else {
             throw ShardingError(.badBucket, "bucket \(bucket) is held by no shard")
         }
         let source = topology.shards[sourceIndex]
-        if source.id == target.id { return Moved(bucket: bucket, events: 0, sessions: 0) }
+        let to = try PostgresConnection(configuration: PostgresConfiguration(url))
+        defer { to.close() }
+        let targetIdentity = try DatabaseIdentity.of(to)
+        let target = try Self.shard(reaching: targetIdentity, url: url, in: topology)
+        if target.id == source.id {
+            throw ShardingError(
+                .alreadyThere, "bucket \(bucket) is already on shard \(source.id) (\(source.redactedURL)): nothing to move")
+        }
         let from = try PostgresConnection(configuration: source.configuration)
         defer { from.close() }
-        let to = try PostgresConnection(configuration: target.configuration)
-        defer { to.close() }
+        if try DatabaseIdentity.of(from) == targetIdentity {
+            throw ShardingError(
+                .sameDatabase,
+                "shards \(source.id) (\(source.redactedURL)) and \(target.id) (\(target.redactedURL)) are the same "
+                    + "\(targetIdentity): moving bucket \(bucket) between them would delete it; "
+                    + "remove the duplicate shard instead")
+        }
         let store = EventStore()
         try store.ensurePartitions(months: try store.partitionMonths(on: from), on: to)
-        let moved = try to.transaction { to in
-            Moved(
-                bucket: bucket, events: try Self.copyEvents(bucket: bucket, from: from, to: to),
-                sessions: try Self.copySessions(bucket: bucket, from: from, to: to))
-        }
-        try coordinator.transaction { connection in
-            try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(ShardCatalog.lockKey)])
-            try connection.query(
-                "UPDATE shard_buckets SET shard_id = $1 WHERE bucket = $2",
-                [.int32(Int32(target.id)), .int32(Int32(bucket))])
-        }
-        try from.transaction { from in
+        return try from.transaction { from in
+            // Writers wait from here to the delete, so the rows deleted are the rows verified.
+            try from.query("LOCK TABLE events, sessions IN SHARE MODE")
+            let moved = try to.transaction { to in
+                Moved(
+                    bucket: bucket, events: try Self.copyEvents(bucket: bucket, from: from, to: to),
+                    sessions: try Self.copySessions(bucket: bucket, from: from, to: to))
+            }
+            try coordinator.transaction { connection in
+                try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(ShardCatalog.lockKey)])
+                try connection.query(
+                    "UPDATE shard_buckets SET shard_id = $1 WHERE bucket = $2",
+                    [.int32(Int32(target.id)), .int32(Int32(bucket))])
+            }
             try from.query("DELETE FROM events WHERE onboardmetrics_bucket(session_id) = $1", [.int32(Int32(bucket))])
             try from.query("DELETE FROM sessions WHERE onboardmetrics_bucket(session_id) = $1", [.int32(Int32(bucket))])
+            return moved
         }
-        return moved
+    }
+
+    /// The shard with this URL, or else the one whose database has `identity`.
+    private static func shard(reaching identity: DatabaseIdentity, url: String, in topology: ShardTopology) throws
+        -> ShardTopology.Shard
+    {
+        if let shard = topology.shards.first(where: { $0.url == url }) { return shard }
+        for shard in topology.shards where try DatabaseIdentity.of(shard.configuration) == identity {
+            return shard
+        }
+        throw ShardingError(
+            .unknownShard,
+            "\(PostgresConfiguration.redact(url)) is no shard (\(identity)); add it first (funnel shards add)")
+    }
+
+    /// Throws unless every row of `copied` (a temporary table) is in `table` on the target.
+    private static func verify(
+        _ copied: String, in table: String, key: String, expected: Int, bucket: Int, on to: PostgresConnection
+    ) throws {
+        // Table names and keys are this file's constants, not input.
+        let present =
+            try to.query(
+                "SELECT count(*) AS n FROM \(copied) c WHERE EXISTS (SELECT 1 FROM \(table) t WHERE \(key))"
+            ).first?["n"].int ?? -1
+        guard present == expected else {
+            throw ShardingError(
+                .copyNotVerified,
+                "bucket \(bucket): the target holds \(present) of the \(expected) \(table) rows copied; "
+                    + "nothing was deleted from the source")
+        }
     }
 
     /// Copies the bucket's events; returns how many the target did not have yet.
@@ -82,9 +129,14 @@ public struct BucketMover: Sendable {
                 try writer.endRow()
             }
         }
-        return try to.query(
-            "INSERT INTO events SELECT * FROM bucket_events ON CONFLICT (event_id, session_id) DO NOTHING"
-        ).affectedRows
+        try to.query("INSERT INTO events SELECT * FROM bucket_events ON CONFLICT (event_id, session_id) DO NOTHING")
+        let copied = try count("bucket_events", on: to)
+        try expectSourceCount(
+            copied, "SELECT count(*) AS n FROM events WHERE onboardmetrics_bucket(session_id) = $1", bucket, from)
+        try verify(
+            "bucket_events", in: "events", key: "t.event_id = c.event_id AND t.session_id = c.session_id",
+            expected: copied, bucket: bucket, on: to)
+        return copied
     }
 
     private static func copySessions(bucket: Int, from: PostgresConnection, to: PostgresConnection) throws -> Int {
@@ -105,9 +157,31 @@ public struct BucketMover: Sendable {
                 try writer.endRow()
             }
         }
-        return try to.query(
-            "INSERT INTO sessions (\(columns)) SELECT \(columns) FROM bucket_sessions ON CONFLICT (session_id) DO NOTHING"
-        ).affectedRows
+        try to.query(
+            "INSERT INTO sessions (\(columns)) SELECT \(columns) FROM bucket_sessions ON CONFLICT (session_id) DO NOTHING")
+        let copied = try count("bucket_sessions", on: to)
+        try expectSourceCount(
+            copied, "SELECT count(*) AS n FROM sessions WHERE onboardmetrics_bucket(session_id) = $1", bucket, from)
+        try verify(
+            "bucket_sessions", in: "sessions", key: "t.session_id = c.session_id", expected: copied, bucket: bucket,
+            on: to)
+        return copied
+    }
+
+    private static func count(_ table: String, on connection: PostgresConnection) throws -> Int {
+        try connection.query("SELECT count(*) AS n FROM \(table)").first?["n"].int ?? -1
+    }
+
+    /// Throws unless the source (locked) still holds exactly the rows that were copied out.
+    private static func expectSourceCount(
+        _ copied: Int, _ sql: String, _ bucket: Int, _ from: PostgresConnection
+    ) throws {
+        let onSource = try from.query(sql, [.int32(Int32(bucket))]).first?["n"].int ?? -1
+        guard onSource == copied else {
+            throw ShardingError(
+                .copyNotVerified,
+                "bucket \(bucket): \(copied) rows copied but the source holds \(onSource); nothing was deleted")
+        }
     }
 
     private static func copyUUID(_ row: BinaryCopyRow, _ column: Int, _ writer: inout BinaryCopyWriter) throws {

@@ -41,8 +41,11 @@ public struct ShardCatalog: Sendable {
     /// Adds a shard: migrates it, records it and, while no shard holds data yet, spreads the 64
     /// buckets evenly over all shards. Once data exists the new shard starts with no buckets and
     /// takes some with ``BucketMover``.
+    ///
+    /// Shards are told apart by ``DatabaseIdentity``, never by URL: the coordinator itself, or a
+    /// shard's database under another spelling, is refused before anything is written.
     /// - Returns: the new topology.
-    /// - Throws: ``ShardingError`` (`.alreadyAdded`, `.coordinatorHoldsData`), `PostgresError`.
+    /// - Throws: ``ShardingError`` (`.alreadyAdded`, `.sameDatabase`, `.coordinatorHoldsData`), `PostgresError`.
     @discardableResult
     public func add(url: String, on coordinator: PostgresConnection, migrator: Migrator) throws -> ShardTopology {
         let before = try load(on: coordinator)
@@ -56,19 +59,27 @@ public struct ShardCatalog: Sendable {
                 "the coordinator holds events of its own, which a sharded deployment would no longer read; "
                     + "shard a fresh coordinator and ingest into it (or move the events to a shard first)")
         }
-        // The shard gets the whole schema before anything is routed to it.
         let shard = try PostgresConnection(configuration: PostgresConfiguration(url))
         defer { shard.close() }
-        try migrator.migrate(on: shard)
+        let identity = try DatabaseIdentity.of(shard)
+        if identity == (try DatabaseIdentity.of(coordinator)) {
+            throw ShardingError(
+                .sameDatabase,
+                "\(redacted) reaches the coordinator itself (\(identity)); a shard must be another database")
+        }
         var anyData = false
         for existing in before.shards {
             let connection = try PostgresConnection(configuration: existing.configuration)
             defer { connection.close() }
-            if try Self.holdsData(connection) {
-                anyData = true
-                break
+            if try DatabaseIdentity.of(connection) == identity {
+                throw ShardingError(
+                    .alreadyAdded,
+                    "\(redacted) reaches the same database as shard \(existing.id) (\(existing.redactedURL)): \(identity)")
             }
+            if !anyData, try Self.holdsData(connection) { anyData = true }
         }
+        // The shard gets the whole schema before anything is routed to it.
+        try migrator.migrate(on: shard)
         if !anyData, try Self.holdsData(shard) { anyData = true }
         try coordinator.transaction { connection in
             try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(Self.lockKey)])

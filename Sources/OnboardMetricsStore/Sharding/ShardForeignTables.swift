@@ -29,6 +29,9 @@ public struct ShardForeignTables: Sendable {
                 try connection.query("DROP SERVER \(PostgresConnection.quotedIdentifier(name)) CASCADE")
             }
             guard topology.isSharded else { return }
+            let superuser =
+                try connection.query("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").first?["rolsuper"]
+                .bool ?? false
             try connection.query(
                 """
                 CREATE TABLE sharded.events (LIKE public.events INCLUDING DEFAULTS)
@@ -47,6 +50,10 @@ public struct ShardForeignTables: Sendable {
                 var mapping: [String: String] = [:]
                 if let user { mapping["user"] = user }
                 if let password { mapping["password"] = password }
+                // postgres_fdw lets a non-superuser (onboardmetrics_reader) through a mapping only if the
+                // shard asked for its password; shards on trust, peer or certificate authentication
+                // would refuse every analyst. Only a superuser may waive that, for this read-only server.
+                if superuser { mapping["password_required"] = "false" }
                 let mappingOptions = mapping.isEmpty ? "" : " OPTIONS (\(Self.optionList(mapping)))"
                 try connection.query("CREATE USER MAPPING FOR PUBLIC SERVER \(server)\(mappingOptions)")
                 try connection.query(

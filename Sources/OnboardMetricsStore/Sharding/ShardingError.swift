@@ -7,7 +7,7 @@ public struct ShardingError: Error, Sendable, CustomStringConvertible {
         private init(_ name: String) { self.name = name }
         public var description: String { name }
 
-        /// The URL is already a shard.
+        /// The URL, or another URL reaching the same database, is already a shard.
         public static let alreadyAdded = Code("alreadyAdded")
         /// No shard has this URL.
         public static let unknownShard = Code("unknownShard")
@@ -15,6 +15,12 @@ public struct ShardingError: Error, Sendable, CustomStringConvertible {
         public static let holdsData = Code("holdsData")
         /// The coordinator holds events of its own, which a sharded deployment would no longer read.
         public static let coordinatorHoldsData = Code("coordinatorHoldsData")
+        /// The URL reaches the coordinator itself, or a move's target is the database the bucket is on.
+        public static let sameDatabase = Code("sameDatabase")
+        /// The bucket is already on the shard it was to be moved to: nothing to do.
+        public static let alreadyThere = Code("alreadyThere")
+        /// The target of a move does not hold every copied row: the source keeps them.
+        public static let copyNotVerified = Code("copyNotVerified")
         /// A bucket number outside `0..<64`, or a bucket that no shard holds.
         public static let badBucket = Code("badBucket")
     }
