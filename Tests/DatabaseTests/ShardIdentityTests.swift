@@ -86,7 +86,8 @@ import Testing
 
         // A target that silently drops what it is given: the copy is not verified, nothing moves.
         _ = try await TestDatabase.withConnection(second) { connection in
-            try connection.query("CREATE FUNCTION drop_rows() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NULL; END'")
+            try connection.query(
+                "CREATE FUNCTION drop_rows() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NULL; END'")
             try connection.query(
                 "CREATE TRIGGER drop_rows BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION drop_rows()")
         }

@@ -46,7 +46,8 @@ public struct BucketMover: Sendable {
         let target = try Self.shard(reaching: targetIdentity, url: url, in: topology)
         if target.id == source.id {
             throw ShardingError(
-                .alreadyThere, "bucket \(bucket) is already on shard \(source.id) (\(source.redactedURL)): nothing to move")
+                .alreadyThere,
+                "bucket \(bucket) is already on shard \(source.id) (\(source.redactedURL)): nothing to move")
         }
         let from = try PostgresConnection(configuration: source.configuration)
         defer { from.close() }
@@ -158,7 +159,8 @@ public struct BucketMover: Sendable {
             }
         }
         try to.query(
-            "INSERT INTO sessions (\(columns)) SELECT \(columns) FROM bucket_sessions ON CONFLICT (session_id) DO NOTHING")
+            "INSERT INTO sessions (\(columns)) SELECT \(columns) FROM bucket_sessions ON CONFLICT (session_id) DO NOTHING"
+        )
         let copied = try count("bucket_sessions", on: to)
         try expectSourceCount(
             copied, "SELECT count(*) AS n FROM sessions WHERE onboardmetrics_bucket(session_id) = $1", bucket, from)

@@ -74,7 +74,8 @@ public struct ShardCatalog: Sendable {
             if try DatabaseIdentity.of(connection) == identity {
                 throw ShardingError(
                     .alreadyAdded,
-                    "\(redacted) reaches the same database as shard \(existing.id) (\(existing.redactedURL)): \(identity)")
+                    "\(redacted) reaches the same database as shard \(existing.id) (\(existing.redactedURL)): \(identity)"
+                )
             }
             if !anyData, try Self.holdsData(connection) { anyData = true }
         }
