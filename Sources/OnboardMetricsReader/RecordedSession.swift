@@ -50,9 +50,8 @@ public struct RecordedSession: Sendable, Hashable {
         for event in events.sorted(by: { $0.eventID.uuidString < $1.eventID.uuidString }) {
             var recorded = RecordedEvent(event)
             recorded.time = RecordedEvent.microseconds(event.occurredAt)
-            let offset = event.sentAt.flatMap { sent in
-                event.receivedAt.map { RecordedEvent.microseconds($0) - RecordedEvent.microseconds(sent) }
-            }
+            let offset = ClockCorrection.offset(
+                occurredAt: event.occurredAt, sentAt: event.sentAt, receivedAt: event.receivedAt)
             grouper.add(
                 sessionID: event.sessionID, userID: event.userID, streamTime: recorded.time, event: recorded,
                 clockOffset: offset

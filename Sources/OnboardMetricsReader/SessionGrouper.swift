@@ -4,12 +4,13 @@ import OnboardMetricsSDK
 /// Turns a stream of events in (roughly) time order into complete sessions, holding only the
 /// sessions still open.
 ///
-/// Clock skew is corrected per session, not per event: one app's clock is off by one amount,
-/// while each event's `received_at - sent_at` also holds its own network delay. So every event's
-/// client time is shifted by the session's smallest `received_at - sent_at` (its clock offset
-/// plus the shortest delay), which puts the session at server time and keeps the app's own
-/// order and durations — the Segment/Snowplow correction without reordering events sent in
-/// different batches.
+/// Clock skew is corrected per message, smoothed within a session (``ClockCorrection``): one
+/// app's clock is off by one amount, while each message's `received_at - sent_at` also holds its
+/// own network delay. So each event's client time is shifted by the smallest of its session's
+/// offsets that lies within ``ClockCorrection/tolerance`` below its own (the clock offset plus
+/// the shortest delay), which puts the session at server time and keeps the app's own order and
+/// durations — the Segment/Snowplow correction without reordering events sent in different
+/// batches — while a message whose offset is far from the others' moves only its own events.
 ///
 /// A session closes once the stream has moved `closeAfter` past its last event: no later event
 /// of it is expected (the stream is in client time order, and `closeAfter` covers the longest gap
@@ -25,11 +26,21 @@ public struct SessionGrouper {
         var events: [RecordedEvent] = []
         var lastStreamTime: Int64
         var active = true
-        /// The smallest `received_at - sent_at` seen, microseconds.
-        var offset: Int64?
+        /// The events' clock offsets in their order, run-length encoded (a batch's events share
+        /// one): ``unknownOffset`` for events without a trusted one.
+        var offsets: [OffsetRun] = []
+        /// The smallest and largest trusted offsets, microseconds.
+        var smallestOffset = Int64.max
+        var largestOffset = Int64.min
         /// Whether the session's flow completed or was abandoned.
         var finished = false
     }
+
+    private struct OffsetRun {
+        var offset: Int64
+        var count: Int
+    }
+    private static let unknownOffset = Int64.min
 
     /// Sessions in the order they may expire, each with the stream time it was queued at; an
     /// entry whose session moved on is re-queued when it reaches the front.
@@ -96,7 +107,8 @@ public struct SessionGrouper {
     /// - Parameters:
     ///   - streamTime: the stream's ordering time (the event id's time), microseconds since 1970.
     ///   - event: the event, its `time` by the client's clock (`occurred_at`).
-    ///   - clockOffset: the event's `received_at - sent_at` in microseconds, when both are known.
+    ///   - clockOffset: the event's `received_at - sent_at` in microseconds, when it is a
+    ///     plausible clock offset (``ClockCorrection/offset(occurred:sent:received:)``).
     public mutating func add(
         sessionID: UUID, userID: String, streamTime: Int64, event: RecordedEvent, clockOffset: Int64? = nil,
         emit: (RecordedSession) throws -> Void
@@ -163,7 +175,7 @@ public struct SessionGrouper {
             builders[slot].finished = true
             finishedExpiry.push(.init(slot: slot, sessionID: sessionID, time: streamTime))
         }
-        if let clockOffset, clockOffset < builders[slot].offset ?? .max { builders[slot].offset = clockOffset }
+        Self.appendOffset(clockOffset, to: &builders[slot])
         try closeExpired(emit)
     }
 
@@ -195,6 +207,19 @@ public struct SessionGrouper {
         }
         builder.events.append(consume event)
         if streamTime > builder.lastStreamTime { builder.lastStreamTime = streamTime }
+    }
+
+    private static func appendOffset(_ offset: Int64?, to builder: inout Builder) {
+        let value = offset ?? unknownOffset
+        if let last = builder.offsets.indices.last, builder.offsets[last].offset == value {
+            builder.offsets[last].count += 1
+        } else {
+            builder.offsets.append(OffsetRun(offset: value, count: 1))
+        }
+        if let offset {
+            if offset < builder.smallestOffset { builder.smallestOffset = offset }
+            if offset > builder.largestOffset { builder.largestOffset = offset }
+        }
     }
 
     private mutating func closeExpired(_ emit: (RecordedSession) throws -> Void) rethrows {
@@ -233,6 +258,7 @@ public struct SessionGrouper {
         let builder = builders[slot]
         builders[slot].active = false
         builders[slot].context = [:]
+        builders[slot].offsets = []
         freeSlots.append(slot)
         index.remove(builder.sessionID)
         if lastSessionID == builder.sessionID { lastSessionID = nil }
@@ -242,11 +268,39 @@ public struct SessionGrouper {
 
     /// The session of a builder whose events were moved into `events`.
     private static func session(_ builder: Builder, events: inout [RecordedEvent]) -> RecordedSession {
-        if let offset = builder.offset, offset != 0 {
-            for index in events.indices { events[index].time += offset }
-        }
+        correctClocks(builder, events: &events)
         return RecordedSession(
             sessionID: builder.sessionID, userID: builder.userID, flowID: builder.flowID,
             flowVersion: builder.flowVersion, context: builder.context, events: events)
+    }
+
+    /// Shifts each event by the smallest of the session's offsets within the tolerance below its own.
+    private static func correctClocks(_ builder: Builder, events: inout [RecordedEvent]) {
+        guard builder.smallestOffset <= builder.largestOffset else { return }
+        let runs = builder.offsets
+        // Usually one offset, or offsets within the network's spread: one shift for every event.
+        if builder.largestOffset - builder.smallestOffset <= ClockCorrection.tolerance,
+            !runs.contains(where: { $0.offset == unknownOffset })
+        {
+            let shift = builder.smallestOffset
+            if shift != 0 { for index in events.indices { events[index].time += shift } }
+            return
+        }
+        let sorted = Array(Set(runs.lazy.map(\.offset).filter { $0 != unknownOffset })).sorted()
+        var index = 0
+        for run in runs {
+            defer { index += run.count }
+            guard run.offset != unknownOffset else { continue }
+            // The first offset not below this one's lower bound: never above it, as it is in the list.
+            var low = 0
+            var high = sorted.count
+            let bound = run.offset - ClockCorrection.tolerance
+            while low < high {
+                let middle = (low + high) / 2
+                if sorted[middle] < bound { low = middle + 1 } else { high = middle }
+            }
+            let shift = sorted[low]
+            if shift != 0 { for position in index..<(index + run.count) { events[position].time += shift } }
+        }
     }
 }

@@ -144,11 +144,9 @@ struct RowDecoder {
             throw PostgresError(
                 .invalidValue, "an events row has the unknown kind '\(String(decoding: kindBytes, as: UTF8.self))'")
         }
-        // The clock offset (received_at - sent_at) is applied per session by the grouper.
-        var offset: Int64?
-        if let sent = try row.timestampMicroseconds(10), let received = try row.timestampMicroseconds(11) {
-            offset = received - sent
-        }
+        // The clock offset (received_at - sent_at), when plausible, is applied per session by the grouper.
+        let offset = ClockCorrection.offset(
+            occurred: occurred, sent: try row.timestampMicroseconds(10), received: try row.timestampMicroseconds(11))
         let unixTime = occurred + postgresEpochOffsetMicroseconds
         var properties: [String: JSONValue] = [:]
         if let raw = row.rawBytes(12), raw.count > 1 {

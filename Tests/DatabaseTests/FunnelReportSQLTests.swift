@@ -14,7 +14,22 @@ import Testing
     @Test func flowFunnelEqualsTheIndependentSQLComputation() async throws {
         let configuration = try await TestDatabase.migrated("funnel_sql")
         let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 5)
-        let events = (0..<3_000).flatMap { generator.session($0).events }
+        var events = (0..<3_000).flatMap { generator.session($0).events }
+        // Stamps skew correction must not trust, and messages whose offsets disagree (issue 31,
+        // N3): the SQL and the reader must apply the same bounds to them.
+        for index in events.indices {
+            guard let sent = events[index].sentAt, let received = events[index].receivedAt else { continue }
+            switch index % 53 {
+            case 5: events[index].sentAt = Date(timeIntervalSince1970: 946_684_800)  // sent "in 2000"
+            case 17: events[index].sentAt = received.addingTimeInterval(23 * 3_600)  // 23 h ahead of the server
+            case 29: events[index].sentAt = received.addingTimeInterval(25 * 3_600)  // beyond a day
+            case 31: events[index].sentAt = nil
+            case 43: events[index].sentAt = sent.addingTimeInterval(-180)  // 3 min more offset: beyond the spread
+            case 47: events[index].sentAt = sent.addingTimeInterval(-90)  // within the spread
+            default: break
+            }
+        }
+        let stamped = events
         let reportEnd = Date()
         let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
         let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
@@ -24,7 +39,7 @@ import Testing
             return options
         }()
         try await TestDatabase.withConnection(configuration) { connection in
-            _ = try EventStore().write(events, on: connection, receivedAt: reportEnd)
+            _ = try EventStore().write(stamped, on: connection, receivedAt: reportEnd)
         }
         let reader = ShardedReader(
             reader: SessionReader(), sources: [.init(configuration: configuration, buckets: nil)])

@@ -87,4 +87,51 @@ import Testing
         #expect(closedEarly >= 990)
         #expect(grouper.openCount >= 1_000 && grouper.openCount <= 1_010)
     }
+
+    /// One session's events, each with the clock offset of the message it came in; the times after
+    /// correction, in the order they were added.
+    static func corrected(_ stream: [(time: Int64, offset: Int64?)]) -> [Int64] {
+        var grouper = SessionGrouper(closeAfter: .max)
+        let id = UUID()
+        for (seq, entry) in stream.enumerated() {
+            grouper.add(
+                sessionID: id, userID: "u", streamTime: entry.time,
+                event: Self.event(.stepViewed, entry.time, seq: seq),
+                clockOffset: entry.offset
+            ) { _ in }
+        }
+        var sessions: [RecordedSession] = []
+        grouper.finish { sessions.append($0) }
+        return sessions.first?.events.sorted { $0.seq < $1.seq }.map(\.time) ?? []
+    }
+
+    @Test func batchesWhoseOffsetsDifferByNetworkDelayShareTheSmallest() {
+        // An app 1 h behind; three batches 0.2 s, 1.5 s and 0.9 s on the network.
+        let hour: Int64 = 3_600_000_000
+        let times = Self.corrected([
+            (1_000_000, hour + 200_000), (2_000_000, hour + 200_000), (3_000_000, hour + 1_500_000),
+            (4_000_000, hour + 900_000),
+        ])
+        #expect(times == [1_000_000, 2_000_000, 3_000_000, 4_000_000].map { $0 + hour + 200_000 })
+    }
+
+    @Test func aMessageFarFromTheOthersMovesOnlyItsOwnEvents() {
+        // The repro: one event sent under this user's stream with sent_at 23 h ahead of the
+        // server. Before, the whole session moved back 23 h; now only that event does.
+        let hour: Int64 = 3_600_000_000
+        let times = Self.corrected([
+            (1_000_000, 300_000), (2_000_000, 300_000), (3_000_000, -23 * hour), (4_000_000, 500_000),
+        ])
+        #expect(times == [1_300_000, 2_300_000, 3_000_000 - 23 * hour, 4_300_000])
+        // Offsets more than the tolerance apart but chained within it are not pooled beyond it.
+        let tolerance = ClockCorrection.tolerance
+        let chained = Self.corrected([(10, 0), (20, tolerance), (30, 2 * tolerance)])
+        #expect(chained == [10, 20, 30 + tolerance])
+    }
+
+    @Test func anEventWithoutATrustedOffsetKeepsItsClientTime() {
+        // A message whose offset ClockCorrection refused (nil) is not moved by its session's others.
+        let times = Self.corrected([(1_000_000, 5_000_000), (2_000_000, nil), (3_000_000, 5_000_000)])
+        #expect(times == [6_000_000, 2_000_000, 8_000_000])
+    }
 }

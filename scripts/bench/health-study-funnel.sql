@@ -1,17 +1,28 @@
 -- The health-study flow funnel computed inside PostgreSQL in one statement: the benchmark's
 -- reference (b) for `funnel report`, and an independent check of its counts.
--- Semantics as FunnelReport: time skew-corrected per session; only events within the window after a
+-- Semantics as FunnelReport: time skew-corrected per message within a session; only events within the window after a
 -- session's start; a step counts as completed or skipped only after a view; a session completed
 -- with flow_completed in the window; in progress when not completed/abandoned, its window still
 -- open and last activity within the inactivity timeout of the report end; otherwise dropped at its
 -- last viewed step; conditional steps count only where their condition holds.
 -- psql variables: report_end (timestamptz), window (interval), inactivity (interval).
-WITH ev AS (
-    -- Skew correction per session: the app's clock time shifted by the session's smallest
-    -- received_at - sent_at (its clock offset), as SessionGrouper does.
-    SELECT session_id, kind, step_id, flow_id, seq, properties,
-           occurred_at + coalesce(min(received_at - sent_at) OVER (PARTITION BY session_id), interval '0') AS ct
+WITH offsets AS (
+    -- A message's clock offset received_at - sent_at, trusted within a day and when the message
+    -- was not sent more than 2 minutes before its event (ClockCorrection).
+    SELECT session_id, kind, step_id, flow_id, seq, properties, occurred_at,
+           CASE WHEN received_at - sent_at BETWEEN interval '-24 hours' AND interval '24 hours'
+                     AND sent_at >= occurred_at - interval '2 minutes'
+                THEN received_at - sent_at END AS clock_offset
     FROM events
+),
+ev AS (
+    -- Skew correction: the app's clock time shifted by the smallest offset of its session within
+    -- 2 minutes below its own, as SessionGrouper does; untrusted offsets correct nothing.
+    SELECT session_id, kind, step_id, flow_id, seq, properties,
+           occurred_at + coalesce(min(clock_offset) OVER (PARTITION BY session_id ORDER BY clock_offset
+                                      RANGE BETWEEN interval '2 minutes' PRECEDING AND CURRENT ROW),
+                                  interval '0') AS ct
+    FROM offsets
 ),
 sessions AS (
     SELECT session_id,

@@ -71,9 +71,11 @@ public struct Event: Hashable, Sendable {
     }
 
     /// The skew-corrected time (Segment/Snowplow): `received_at - (sent_at - occurred_at)`;
-    /// `occurredAt` when either server or send time is unknown.
+    /// `occurredAt` when either server or send time is unknown, or their difference is not a
+    /// plausible clock offset (``ClockCorrection``).
     public var correctedTime: Date {
-        guard let sentAt, let receivedAt else { return occurredAt }
-        return receivedAt.addingTimeInterval(-sentAt.timeIntervalSince(occurredAt))
+        guard let offset = ClockCorrection.offset(occurredAt: occurredAt, sentAt: sentAt, receivedAt: receivedAt)
+        else { return occurredAt }
+        return occurredAt.addingTimeInterval(Double(offset) / 1_000_000)
     }
 }

@@ -16,6 +16,15 @@ package enum Timestamp {
         return Int64(value)
     }
 
+    /// Microseconds since 1970 for a date, to the nearest microsecond; saturates like
+    /// ``milliseconds(_:)``.
+    package static func microseconds(_ date: Date) -> Int64 {
+        let value = (date.timeIntervalSince1970 * 1_000_000).rounded()
+        guard value < 9_223_372_036_854_774_784 else { return .max }
+        guard value > -9_223_372_036_854_774_784 else { return .min }
+        return Int64(value)
+    }
+
     /// Numbers sent as times (Segment and PostHog take milliseconds since 1970; PostHog's offset
     /// is milliseconds too) are taken only within this many milliseconds of 1970 — about 31,700
     /// years either way — before any arithmetic turns them into a date.

@@ -1,0 +1,112 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+@testable import OnboardMetricsCollector
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
+
+/// Skew correction cannot be turned against the data (issue 31, N3): a batch stamped as sent in
+/// 2000 does not move its session 26 years ahead, and a message sent under another user's id
+/// with a `sentAt` 23 h ahead moves only itself — on the native, Segment and PostHog paths, read
+/// back through the reader every report uses and the `sessions` table.
+@Suite struct ClockSkewBoundsTests {
+    struct Collected: SessionConsumer {
+        var sessions: [RecordedSession] = []
+        mutating func add(_ session: RecordedSession) throws { sessions.append(session) }
+    }
+
+    @Test func aForgedSentAtMovesNoSessionAndNoOtherUsersEvents() async throws {
+        let configuration = try await TestDatabase.migrated("clock_skew_bounds")
+        let key = try await TestDatabase.withConnection(configuration) {
+            try AppKeyStore().create(name: "skew", on: $0).secret
+        }
+        let recorder = try EventRecorder(
+            configuration: EventRecorderTests.recorderConfiguration(configuration, spool: nil))
+        let app = try await CollectorRoutesTests.application(configuration, recorder: recorder, metrics: ServeMetrics())
+        let now = Date()
+        let stamp = { (date: Date) in Timestamp.string(date) }
+        let forgedPast = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01, within sent_at's bounds
+        let forgedAhead = now.addingTimeInterval(23 * 3_600)
+        // Native: one session's events stamped a minute ago, its batch "sent" in 2000.
+        let native = ServeCommandTests.recentEvents(sessions: 1, perSession: 5, seed: 31)
+        // Segment: the victim's three calls in one batch, the attacker's with its own sentAt.
+        let segment = """
+            {"sentAt":"\(stamp(now))","batch":[
+            {"type":"track","userId":"victim-s","event":"Opened","messageId":"s1","timestamp":"\(stamp(now.addingTimeInterval(-50)))"},
+            {"type":"track","userId":"victim-s","event":"Tapped","messageId":"s2","timestamp":"\(stamp(now.addingTimeInterval(-40)))"},
+            {"type":"track","userId":"victim-s","event":"Closed","messageId":"s3","timestamp":"\(stamp(now.addingTimeInterval(-30)))"},
+            {"type":"track","userId":"victim-s","event":"Forged","messageId":"s4","timestamp":"\(stamp(now.addingTimeInterval(-35)))","sentAt":"\(stamp(forgedAhead))"}]}
+            """
+        // PostHog: the same, the attacker in a batch of its own whose sent_at is 23 h ahead.
+        func posthog(_ events: [(String, Date)], sentAt: Date) -> String {
+            let items = events.map { name, time in
+                #"{"event":"\#(name)","distinct_id":"victim-p","timestamp":"\#(stamp(time))","properties":{}}"#
+            }
+            return #"{"api_key":"\#(key)","sent_at":"\#(stamp(sentAt))","batch":[\#(items.joined(separator: ","))]}"#
+        }
+        let posthogVictim = posthog(
+            [
+                ("opened", now.addingTimeInterval(-50)), ("tapped", now.addingTimeInterval(-40)),
+                ("closed", now.addingTimeInterval(-30)),
+            ], sentAt: now)
+        let posthogForged = posthog([("forged", now.addingTimeInterval(-35))], sentAt: forgedAhead)
+
+        let bearer: HTTPFields = [.authorization: "Bearer \(key)", .contentType: "application/json"]
+        let basic: HTTPFields = [
+            .authorization: "Basic " + Data("\(key):".utf8).base64EncodedString(), .contentType: "application/json",
+        ]
+        let json: HTTPFields = [.contentType: "application/json"]
+        _ = try await recorder.withRunning {
+            try await app.test(.router) { client in
+                for (path, headers, body) in [
+                    (
+                        "/v1/batch", bearer,
+                        String(decoding: ServeCommandTests.batch(native, sentAt: forgedPast), as: UTF8.self)
+                    ),
+                    ("/v1/batch", basic, segment), ("/batch/", json, posthogVictim),
+                    ("/batch/", json, posthogForged),
+                ] {
+                    try await client.execute(uri: path, method: .post, headers: headers, body: ByteBuffer(string: body))
+                    {
+                        response in
+                        #expect(response.status == .ok, "\(path): \(String(buffer: response.body))")
+                        #expect(
+                            String(buffer: response.body).contains(#""rejected":0"#), "\(String(buffer: response.body))"
+                        )
+                    }
+                }
+            }
+        }
+        #expect(try await EventRecorderTests.count(configuration).total == 5 + 4 + 4)
+
+        let reader = ShardedReader(
+            reader: SessionReader(), sources: [.init(configuration: configuration, buckets: nil)])
+        let sessions = try await reader.read { Collected() }.flatMap(\.sessions)
+        let events = sessions.flatMap { session in session.events.map { (session.userID, $0) } }
+        #expect(events.count == 13)
+        // Every event but the two forged ones stays within a minute of when it happened (a
+        // minute ago or less): no session in 2053, none a day early.
+        for (user, event) in events where event.name != "Forged" && event.name != "forged" {
+            let age = now.timeIntervalSince(event.date)
+            #expect(age > -5 && age < 125, "\(user) \(event.kind) \(event.name ?? "") at \(event.date)")
+        }
+        // The forged messages moved only themselves, by their own (bounded) 23 h.
+        for name in ["Forged", "forged"] {
+            let forged = try #require(events.first { $0.1.name == name }?.1)
+            #expect(abs(now.timeIntervalSince(forged.date) - 23 * 3_600 - 35) < 5, "\(name) at \(forged.date)")
+        }
+        // The native session's row in `sessions` starts when it happened, too.
+        let started = try await TestDatabase.withConnection(configuration) { connection in
+            try connection.query("SELECT min(started_at) AS first, max(started_at) AS last FROM sessions")
+        }
+        let first = try #require(started.first?["first"].date)
+        let last = try #require(started.first?["last"].date)
+        #expect(now.timeIntervalSince(first) < 125 && now.timeIntervalSince(last) > -5, "\(first) … \(last)")
+    }
+}
