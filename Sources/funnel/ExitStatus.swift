@@ -8,6 +8,7 @@ import OnboardMetrics
 /// - 64: usage: a bad option or argument (ArgumentParser's validation status);
 /// - 65: data: an input file, flow definition, mapping or event data that cannot be used;
 /// - 69: the database cannot be reached (or the embedded cluster cannot be started);
+/// - 75: a sharded ingest left events in the spool for a shard that is down (run it again later);
 /// - 1: any other failure (an error the database reported, a file that cannot be written).
 ///
 /// No input makes `funnel` trap: bad input is an error with one of these statuses.
@@ -15,6 +16,7 @@ enum ExitStatus {
     static let usage: Int32 = 64
     static let data: Int32 = 65
     static let unavailable: Int32 = 69
+    static let waiting: Int32 = 75
     static let failure: Int32 = 1
 
     /// The status for an error a command threw; nil for ArgumentParser's own (help, usage,

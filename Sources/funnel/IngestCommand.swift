@@ -48,10 +48,24 @@ struct IngestCommand: AsyncParsableCommand {
             --batch-size events. Duplicates (same event_id) are dropped and counted. Runs the \
             migrations first, so a fresh database works. Exits 0 even when lines were rejected; \
             the summary says how many.
+
+            Shards (`funnel shards`): each batch goes to the shards of its sessions. The part of a \
+            shard that is down waits in a spool (--spool-dir; by default one per coordinator \
+            database under ONBOARDMETRICS_STATE_DIR, else $XDG_STATE_HOME/onboardmetrics, else \
+            ~/.local/state/onboardmetrics, so the next ingest drains it from whatever folder it \
+            runs in), the summary says how many events wait for which shard, and funnel exits 75 \
+            while any wait. Once the shard is back, any sharded ingest drains the spool first; \
+            `funnel ingest` without files only drains it.
             """)
 
-    @Argument(help: "The files to ingest.")
-    var files: [String]
+    @Argument(help: "The files to ingest (none: only drain the spool of a sharded database).")
+    var files: [String] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "Sharded database: the spool folder for shards that are down (default: per coordinator, under the state folder).",
+            valueName: "dir"))
+    var spoolDir: String?
 
     @Option(help: "Input format: jsonl, csv, segment or posthog (default: by --map and file name).")
     var inputFormat: IngestOptions.Format?
@@ -89,6 +103,7 @@ struct IngestCommand: AsyncParsableCommand {
     @OptionGroup var output: OutputOptions
 
     func validate() throws {
+        if let spoolDir, spoolDir.isEmpty { throw ValidationError("--spool-dir must not be empty") }
         if inputFormat == .jsonl, !map.isEmpty { throw ValidationError("--map applies to CSV input only") }
         if inputFormat == .csv, map.isEmpty { throw ValidationError("CSV input needs --map options") }
         if inputFormat == .segment || inputFormat == .posthog, !map.isEmpty {
@@ -137,11 +152,19 @@ struct IngestCommand: AsyncParsableCommand {
             var ingester = EventIngester(options: options)
             let topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
             if topology.isSharded {
-                // A shard that is down gets its part spooled here, in the recorder's default spool
-                // folder; the next `funnel ingest` run from this folder drains it first.
-                let spool =
-                    EventRecorder.Configuration(database: configuration).spoolDirectory ?? ".onboardmetrics/spool"
+                // A shard that is down gets its part spooled in a folder of the coordinator's own,
+                // outside the current folder: the next ingest drains it wherever it runs.
+                let spool: String
+                if let spoolDir {
+                    spool = spoolDir
+                } else {
+                    spool = try await BlockingIO.run {
+                        IngestSpoolFolder.default(for: try DatabaseIdentity.of(configuration))
+                    }
+                }
                 ingester.shards = ShardedIngestSettings(topology: topology, spoolDirectory: spool)
+            } else if files.isEmpty {
+                throw ValidationError("no files to ingest (without files, ingest only drains the spool of shards)")
             }
             summary = try await ingester.ingest(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })
@@ -152,6 +175,15 @@ struct IngestCommand: AsyncParsableCommand {
         bar.clear()
         reporter.finish(rejectsFiles: summary.files.compactMap(\.rejectsFile))
         printSummary(summary, console: console)
+        if let spool = summary.spool, !spool.waiting.isEmpty {
+            // Said even with --quiet: the job is not done until these land.
+            let shards = spool.waiting.map { "\($0.events) for shard \($0.shard)" }.joined(separator: ", ")
+            FileHandle.standardError.write(
+                Data(
+                    ("funnel: \(spool.waitingEvents) events wait in the spool \(spool.directory) (\(shards)): "
+                        + "that shard is down. Run `funnel ingest` again (no files needed) once it is back.\n").utf8))
+            throw ExitCode(ExitStatus.waiting)
+        }
     }
 
     private func printSummary(_ summary: IngestSummary, console: Console) {
@@ -170,9 +202,16 @@ struct IngestCommand: AsyncParsableCommand {
         case .csv: console.print(TextTable(header: header, rows: rows).csv)
         case .markdown: console.print(TextTable(header: header, rows: rows).markdown)
         case .text:
-            console.print(
+            var line =
                 "read \(summary.linesRead) lines: \(summary.inserted) inserted, \(summary.duplicates) duplicates, "
-                    + "\(summary.rejected) rejected in \(String(format: "%.2f", summary.seconds)) s "
+                + "\(summary.rejected) rejected"
+            if let spool = summary.spool, spool.spooled + spool.drained + spool.waitingEvents > 0 {
+                line +=
+                    ", \(spool.spooled) spooled for shards that are down, \(spool.drained) drained from the spool, "
+                    + "\(spool.waitingEvents) waiting"
+            }
+            console.print(
+                line + " in \(String(format: "%.2f", summary.seconds)) s "
                     + "(\(String(format: "%.0f", summary.eventsPerSecond)) events/s)")
         }
     }

@@ -110,19 +110,44 @@ import Testing
         let data = try await FunnelProcess.generate("health-study", sessions: 300, seed: 37, into: folder)
         let url = TestDatabase.url(of: coordinator)
 
-        try second.halt()
-        let during = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"], directory: folder)
-        #expect(during.status == 0, "\(during.errors)")
-        let (firstCount, _) = try await Self.eventCount(first)
-        #expect(firstCount > 0)
-        // The second shard's part waits in its spool, where `funnel ingest` runs.
-        let topology = try ShardCatalog().load(coordinator)
-        let spool = folder.appendingPathComponent(".onboardmetrics/spool/shard-\(topology.shards[1].id)")
-        #expect(try Self.bytes(in: spool) > 0)
+        // The spool is the coordinator's, under the state folder: not where ingest runs.
+        let state = folder.appendingPathComponent("state")
+        let environment = ["ONBOARDMETRICS_STATE_DIR": state.path]
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
 
+        try second.halt()
+        let during = try await FunnelProcess.run(
+            ["ingest", data, "--database-url", url, "--quiet", "--format", "json"], directory: folder,
+            environment: environment)
+        // Not done while events wait (issue 31, N4): exit 75, said even with --quiet, and counted.
+        #expect(during.status == 75, "\(during.errors)")
+        #expect(during.errors.contains("wait in the spool"), "\(during.errors)")
+        let summary = try JSONDecoder().decode(IngestSummary.self, from: Data(during.output.utf8))
+        let spooled = try #require(summary.spool)
+        let topology = try ShardCatalog().load(coordinator)
+        #expect(spooled.spooled > 0 && spooled.drained == 0)
+        #expect(spooled.waiting == [.init(shard: topology.shards[1].id, events: spooled.spooled)])
+        #expect(summary.inserted + summary.duplicates + summary.rejected + spooled.spooled == summary.linesRead)
+        let (firstCount, _) = try await Self.eventCount(first)
+        #expect(firstCount == summary.inserted)
+        let spool = URL(fileURLWithPath: spooled.directory).appendingPathComponent("shard-\(topology.shards[1].id)")
+        #expect(spooled.directory.hasPrefix(state.path + "/ingest-spool/"))
+        #expect(try Self.bytes(in: spool) > 0)
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent(".onboardmetrics/spool").path))
+
+        // A second run while the shard is still down: still waiting, nothing lost or doubled.
+        let still = try await FunnelProcess.run(
+            ["ingest", "--database-url", url, "--format", "json"], directory: elsewhere, environment: environment)
+        #expect(still.status == 75, "\(still.errors)")
+
+        // Once it is back, an ingest with no files from another folder drains the spool.
         try second.restart()
-        let again = try await FunnelProcess.run(["ingest", data, "--database-url", url, "--quiet"], directory: folder)
+        let again = try await FunnelProcess.run(
+            ["ingest", "--database-url", url, "--format", "json"], directory: elsewhere, environment: environment)
         #expect(again.status == 0, "\(again.errors)")
+        let drained = try JSONDecoder().decode(IngestSummary.self, from: Data(again.output.utf8))
+        #expect(drained.spool?.drained == spooled.spooled && drained.spool?.waiting == [])
 
         // The same file into one server: the shards together hold exactly its events.
         let single = try await TestDatabase.migrated("outage_ingest_single")

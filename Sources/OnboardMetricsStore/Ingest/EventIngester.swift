@@ -73,9 +73,11 @@ public struct EventIngester: Sendable {
             }
         }
         let written: [Int: EventStore.WriteResult]
+        var sharded: ShardedWritten?
         do {
             if let shards {
-                written = try await Self.write(from: handoff, shards: shards)
+                sharded = try await Self.write(from: handoff, shards: shards)
+                written = sharded?.results ?? [:]
             } else {
                 written = try await Self.write(
                     from: handoff, to: configuration, connections: options.writeConnections)
@@ -90,7 +92,13 @@ public struct EventIngester: Sendable {
             files[index].inserted = written[index]?.inserted ?? 0
             files[index].duplicates = written[index]?.duplicates ?? 0
         }
-        return IngestSummary(files: files, seconds: Date().timeIntervalSince(started))
+        var summary = IngestSummary(files: files, seconds: Date().timeIntervalSince(started))
+        if let sharded, let shards {
+            summary.spool = IngestSummary.Spool(
+                directory: shards.spoolDirectory, spooled: sharded.spooled, drained: sharded.drained,
+                waiting: sharded.waiting.sorted { $0.key < $1.key }.map { .init(shard: $0.key, events: $0.value) })
+        }
+        return summary
     }
 
     private static func parse(

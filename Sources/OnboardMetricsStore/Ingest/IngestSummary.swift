@@ -24,8 +24,36 @@ public struct IngestSummary: Sendable, Hashable, Codable {
         }
     }
 
+    /// What a sharded ingest did with a spool: the events of shards that were down wait there,
+    /// and the next sharded ingest into the same coordinator drains them first.
+    public struct Spool: Sendable, Hashable, Codable {
+        /// A shard whose events wait in the spool.
+        public struct Waiting: Sendable, Hashable, Codable {
+            /// The shard's id (`funnel shards list`).
+            public var shard: Int
+            /// Events waiting for it.
+            public var events: Int
+        }
+        /// The spool folder (one `shard-ID` folder in it per shard).
+        public var directory: String
+        /// Events of this run spooled because their shard was down.
+        public var spooled: Int
+        /// Spooled events, of this run or an earlier one, that landed in this run.
+        public var drained: Int
+        /// Shards still down at the end, with the events waiting for them.
+        public var waiting: [Waiting]
+        /// Events waiting over all shards.
+        public var waitingEvents: Int { waiting.reduce(0) { $0 + $1.events } }
+
+        enum CodingKeys: String, CodingKey {
+            case directory, spooled, drained, waiting
+        }
+    }
+
     /// Per input file, in the order given.
     public var files: [File]
+    /// The spool of a sharded ingest; nil for one database.
+    public var spool: Spool?
     /// Wall-clock seconds from start to the last commit.
     public var seconds: Double
 
@@ -41,7 +69,7 @@ public struct IngestSummary: Sendable, Hashable, Codable {
     public var eventsPerSecond: Double { seconds > 0 ? Double(inserted + duplicates) / seconds : 0 }
 
     enum CodingKeys: String, CodingKey {
-        case files, seconds, inserted, duplicates, rejected
+        case files, seconds, inserted, duplicates, rejected, spool
         case linesRead = "lines_read"
         case eventsPerSecond = "events_per_second"
     }
@@ -56,6 +84,7 @@ public struct IngestSummary: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         files = try container.decode([File].self, forKey: .files)
         seconds = try container.decode(Double.self, forKey: .seconds)
+        spool = try container.decodeIfPresent(Spool.self, forKey: .spool)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -67,5 +96,6 @@ public struct IngestSummary: Sendable, Hashable, Codable {
         try container.encode(duplicates, forKey: .duplicates)
         try container.encode(rejected, forKey: .rejected)
         try container.encode(eventsPerSecond, forKey: .eventsPerSecond)
+        try container.encodeIfPresent(spool, forKey: .spool)
     }
 }

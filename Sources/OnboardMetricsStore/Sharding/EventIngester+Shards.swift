@@ -3,6 +3,17 @@ import OnboardMetricsPostgres
 import OnboardMetricsSDK
 
 extension EventIngester {
+    /// What a sharded write did: results per file index, and what went through the spools.
+    struct ShardedWritten: Sendable {
+        var results: [Int: EventStore.WriteResult] = [:]
+        /// Events of this run spooled for a shard that was down.
+        var spooled = 0
+        /// Spooled events (of this run or an earlier one) that landed.
+        var drained = 0
+        /// Events still waiting in a spool, per shard id.
+        var waiting: [Int: Int] = [:]
+    }
+
     /// Writes the parser's batches to their shards until it is done; results per file index.
     ///
     /// One ``BlockingIO`` call splits each batch by shard and hands the parts to one call per
@@ -12,7 +23,7 @@ extension EventIngester {
     /// - Throws: ``ShardingError`` `.badBucket` for an event no shard holds; a `PostgresError` a
     ///   shard refused for good (not a lost connection: that part is spooled).
     static func write(from handoff: BatchHandoff<Batch>, shards: ShardedIngestSettings) async throws
-        -> [Int: EventStore.WriteResult]
+        -> ShardedWritten
     {
         let topology = shards.topology
         let owner = topology.ownerOfBucket
@@ -21,7 +32,7 @@ extension EventIngester {
             handoff.cancel()
             for part in parts { part.cancel() }
         }
-        return try await withThrowingTaskGroup(of: [Int: EventStore.WriteResult].self) { group in
+        return try await withThrowingTaskGroup(of: ShardedWritten.self) { group in
             for (index, shard) in topology.shards.enumerated() {
                 let folder = URL(fileURLWithPath: shards.spoolDirectory).appendingPathComponent("shard-\(shard.id)")
                     .path
@@ -31,7 +42,10 @@ extension EventIngester {
                             var writer = try ShardWriter(shard: shard, spoolDirectory: folder)
                             while let part = parts[index].take() { try writer.write(part.events, file: part.file) }
                             try writer.finish()
-                            return writer.written.results
+                            let written = writer.written
+                            return ShardedWritten(
+                                results: written.results, spooled: written.spooled, drained: written.drained,
+                                waiting: written.waiting > 0 ? [shard.id: written.waiting] : [:])
                         }
                     } catch {
                         stopAll()
@@ -62,16 +76,19 @@ extension EventIngester {
                     stopAll()
                     throw error
                 }
-                return [:]
+                return ShardedWritten()
             }
-            var results: [Int: EventStore.WriteResult] = [:]
+            var total = ShardedWritten()
             for try await written in group {
-                results.merge(written) {
+                total.results.merge(written.results) {
                     EventStore.WriteResult(
                         inserted: $0.inserted + $1.inserted, duplicates: $0.duplicates + $1.duplicates)
                 }
+                total.spooled += written.spooled
+                total.drained += written.drained
+                total.waiting.merge(written.waiting) { $0 + $1 }
             }
-            return results
+            return total
         }
     }
 }

@@ -18,8 +18,10 @@ struct ShardWriter {
         var results: [Int: EventStore.WriteResult] = [:]
         /// Events spooled because the shard was down.
         var spooled = 0
-        /// Events drained from the spool once the shard was back.
+        /// Events drained from the spool once the shard was back (this run's or an earlier one's).
         var drained = 0
+        /// Events still in the spool at the end: the shard was down to the last try.
+        var waiting = 0
     }
 
     let shard: ShardTopology.Shard
@@ -60,7 +62,7 @@ struct ShardWriter {
     }
 
     /// A last try for a shard that was down, so that its spool drains once it is back; then
-    /// closes the connection and the spool.
+    /// counts what still waits in the spool and closes the connection and the spool.
     /// - Throws: as ``write(_:file:)``.
     mutating func finish() throws {
         defer {
@@ -68,7 +70,13 @@ struct ShardWriter {
             connection = nil
             spool.close()
         }
+        // The last try is not held back by the once-a-second limit: it is the only one left.
+        if connection == nil { nextAttempt = .distantPast }
         try write([], file: 0)
+        if !spool.isEmpty {
+            spool.sealActiveSegment()
+            written.waiting = spool.sealedSegments().reduce(0) { $0 + spool.read(segment: $1).events.count }
+        }
     }
 
     private mutating func store(_ events: [Event]) throws -> EventStore.WriteResult {

@@ -25,10 +25,15 @@ final class FunnelProcess: Sendable {
     private let output = Pipe()
     private let errors = Pipe()
 
-    private init(_ arguments: [String], executable: String, directory: URL? = nil) throws {
+    private init(
+        _ arguments: [String], executable: String, directory: URL? = nil, environment: [String: String] = [:]
+    ) throws {
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         if let directory { process.currentDirectoryURL = directory }
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         process.standardOutput = output
         process.standardError = errors
         try process.run()
@@ -37,13 +42,19 @@ final class FunnelProcess: Sendable {
     /// Runs `funnel ARGUMENTS` (or `executable ARGUMENTS`) to its end, in `directory` (default:
     /// the test's own).
     static func run(
-        _ arguments: [String], executable: String = TestDatabase.funnelExecutable, directory: URL? = nil
+        _ arguments: [String], executable: String = TestDatabase.funnelExecutable, directory: URL? = nil,
+        environment: [String: String] = [:]
     ) async throws -> Outcome {
-        try await BlockingIO.run { try runBlocking(arguments, executable: executable, directory: directory) }
+        try await BlockingIO.run {
+            try runBlocking(arguments, executable: executable, directory: directory, environment: environment)
+        }
     }
 
-    private static func runBlocking(_ arguments: [String], executable: String, directory: URL?) throws -> Outcome {
-        let running = try FunnelProcess(arguments, executable: executable, directory: directory)
+    private static func runBlocking(
+        _ arguments: [String], executable: String, directory: URL?, environment: [String: String]
+    ) throws -> Outcome {
+        let running = try FunnelProcess(
+            arguments, executable: executable, directory: directory, environment: environment)
         // Read both pipes to their ends before waiting, so a full pipe cannot stall the child.
         let errorData = LockedBox(Data())
         let errorsRead = DispatchSemaphore(value: 0)
