@@ -10,7 +10,10 @@ extension EventMapping {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw EventMappingError(.unreadable, "\(path): cannot read the mapping file")
         }
-        try self.init(json: Array(data), file: path)
+        // A byte order mark (editors on Windows write one) is not part of the JSON.
+        let bytes = Array(data)
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        try self.init(json: bytes.starts(with: bom) ? Array(bytes.dropFirst(3)) : bytes, file: path)
     }
 
     /// Reads a mapping from JSON text; `file` names it in errors.

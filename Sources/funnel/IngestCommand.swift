@@ -118,8 +118,8 @@ struct IngestCommand: AsyncParsableCommand {
         }
         do { _ = try makeOptions() } catch let error as IngestError {
             throw ValidationError(error.message)
-        } catch let error as EventMappingError {
-            throw ValidationError(error.message)
+        } catch is EventMappingError {
+            // Left to run(): a mapping file that cannot be used is bad data (exit 65), not usage.
         }
         // Checked before anything is read, so a mistyped path never replaces an input.
         for rejectsPath in rejects.map({ [$0] }) ?? files.map({ $0 + ".rejects" }) {

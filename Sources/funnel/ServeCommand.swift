@@ -108,6 +108,8 @@ struct ServeCommand: AsyncParsableCommand {
         try self.database.logging.bootstrap(fallback: quiet ? .error : .info)
         // Before the collector and the recorder exist: they make their metrics when built.
         let metrics = ServeMetrics.bootstrap()
+        // Read before the database is touched: a bad mapping file is the user's to fix (exit 65).
+        let eventMapping = try mapping.map { try EventMapping(contentsOf: $0) }
         let database = try await database.resolve(console: console)
         try await schema.migrate(database, console: console)
         var settings = CollectorService.Settings(database: database)
@@ -119,7 +121,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings.collector.maximumEvents = maxEvents
         settings.collector.rateLimit = rateLimit
         settings.collector.burst = burst
-        if let mapping { settings.collector.mapping = try EventMapping(contentsOf: mapping) }
+        if let eventMapping { settings.collector.mapping = eventMapping }
         settings.timeouts = ConnectionTimeouts(
             header: .nanoseconds(Int64(headerTimeout * 1e9)), body: .nanoseconds(Int64(bodyTimeout * 1e9)),
             idle: .nanoseconds(Int64(idleTimeout * 1e9)))

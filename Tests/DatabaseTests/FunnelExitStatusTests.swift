@@ -38,6 +38,33 @@ import Testing
         #expect(outcome.errors.contains("before 1970"), "\(outcome.errors)")
     }
 
+    /// Issue 31: a mapping file that cannot be used exited 64 from ingest and 1 from serve
+    /// (README: 65), and one starting with a UTF-8 byte order mark could not be read.
+    @Test func aMappingFileIsDataAndMayStartWithAByteOrderMark() async throws {
+        let good = #"{"events": {"Signed Up": {"kind": "flow_completed", "flow_id": "signup"}}}"#
+        let folder = try Self.folder([
+            "bad.json": #"{"events": {"Signed Up": {"kind": "signed_up"}}}"#,
+            "bom.json": "\u{FEFF}" + good, "events.jsonl": "",
+        ])
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let nowhere = ["--database-url", "postgresql://nobody@/x?host=/nonexistent-folder", "--quiet"]
+        let bad = folder.appendingPathComponent("bad.json").path
+        let events = folder.appendingPathComponent("events.jsonl").path
+        for arguments in [
+            ["ingest", events, "--input-format", "segment", "--mapping", bad],
+            ["serve", "--port", "0", "--mapping", bad],
+        ] {
+            let outcome = try await FunnelProcess.run(arguments + nowhere)
+            #expect(outcome.status == 65, "\(arguments[0]): \(outcome.errors)")
+            #expect(outcome.errors.contains("bad.json") && outcome.errors.contains("signed_up"), "\(outcome.errors)")
+        }
+        // With a byte order mark the mapping is read; what stops the run is the missing database.
+        let bom = folder.appendingPathComponent("bom.json").path
+        let outcome = try await FunnelProcess.run(
+            ["ingest", events, "--input-format", "segment", "--mapping", bom] + nowhere)
+        #expect(outcome.status == 69, "\(outcome.errors)")
+    }
+
     /// Issue 31's N6: a tuning whose mixture over- or underflows printed a significant result.
     @Test(arguments: ["1e-300", "0.5", "9", "1e308", "nan", "20000000000"])
     func aSequentialTuningOutOfRangeIsAUsageError(tuning: String) async throws {
