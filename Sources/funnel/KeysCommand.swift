@@ -58,7 +58,7 @@ struct KeysCommand: AsyncParsableCommand {
                 header: ["id", "name", "prefix", "created_at", "revoked_at"],
                 rows: keys.map {
                     [
-                        String($0.id), $0.name, $0.prefix, formatter.string(from: $0.createdAt),
+                        String($0.id), KeysCommand.printable($0.name), $0.prefix, formatter.string(from: $0.createdAt),
                         $0.revokedAt.map(formatter.string(from:)) ?? "",
                     ]
                 })
@@ -73,9 +73,10 @@ struct KeysCommand: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Revoke a key by id or prefix; requests with it get 401 within 5 seconds.")
+            abstract: "Revoke a key by id, prefix or the key itself; requests with it get 401 within 5 seconds.")
 
-        @Argument(help: "The key's id or prefix, as `funnel keys list` shows them.")
+        @Argument(
+            help: "The key's id or prefix, as `funnel keys list` shows them, or the whole key (never printed back).")
         var key: String
 
         @OptionGroup var schema: SchemaOptions
@@ -90,13 +91,21 @@ struct KeysCommand: AsyncParsableCommand {
             }
             switch output.format {
             case .json: try console.printJSON(revoked)
-            default: console.print("revoked key \(revoked.id) (\(revoked.name), \(revoked.prefix)…)")
+            default:
+                console.print("revoked key \(revoked.id) (\(KeysCommand.printable(revoked.name)), \(revoked.prefix)…)")
             }
         }
     }
 }
 
 extension KeysCommand {
+    /// A key name as terminals may show it: control characters (from keys made before names were
+    /// checked) escaped, so a name cannot move the cursor or forge lines.
+    static func printable(_ name: String) -> String {
+        guard name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else { return name }
+        return String(name.debugDescription.dropFirst().dropLast())
+    }
+
     /// Resolves and migrates the database, then runs `body` with the key store and a connection
     /// on a blocking-work thread.
     fileprivate static func withStore<T: Sendable>(

@@ -170,7 +170,7 @@ import Testing
         }
         #expect(digestMatches == 1)
         let unknown = try await FunnelProcess.run(["keys", "revoke", "999", "--database-url", fixture.url])
-        #expect(unknown.status != 0 && unknown.errors.contains("no app key has id or prefix 999"))
+        #expect(unknown.status != 0 && unknown.errors.contains(#"no app key has id, prefix or key "999""#))
 
         // One log line per refused request, and never a key: not even the wrong one that began
         // with a real key.

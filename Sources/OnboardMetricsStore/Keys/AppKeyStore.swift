@@ -19,6 +19,10 @@ public struct AppKeyStore: Sendable {
         guard !trimmed.isEmpty, trimmed.count <= Self.maximumNameLength else {
             throw CollectorError(.invalidKeyName, "a key needs a name of 1 to \(Self.maximumNameLength) characters")
         }
+        // A name is printed by `funnel keys list` and in logs: no newlines, escapes or other controls.
+        if trimmed.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) {
+            throw CollectorError(.invalidKeyName, "a key name may not hold control characters (newlines, escapes)")
+        }
         let secret = AppKey.newSecret()
         let rows = try connection.query(
             """
@@ -39,17 +43,24 @@ public struct AppKeyStore: Sendable {
             .compactMap(Self.decode)
     }
 
-    /// Revokes the key with this id (or, when `reference` is not a number, this prefix). A revoked
-    /// key stays revoked; revoking it again changes nothing.
+    /// Revokes the key with this id, this prefix, or this whole key (matched by its digest; errors
+    /// show only its prefix). A revoked key stays revoked; revoking it again changes nothing.
     /// - Returns: the key as it now stands.
     /// - Throws: ``CollectorError`` `.unknownKey` when no key matches (or a prefix matches several),
     ///   `PostgresError`.
     @discardableResult
     public func revoke(_ reference: String, on connection: PostgresConnection) throws -> AppKey {
         let matches: PostgresRows
+        var shown = reference
         if let id = Int64(reference) {
             matches = try connection.query(
                 "SELECT key_id, name, prefix, created_at, revoked_at FROM app_keys WHERE key_id = $1", [.int64(id)])
+        } else if reference.count > AppKey.prefixLength {
+            // Longer than a prefix: taken as the key itself, which is never echoed.
+            shown = String(reference.prefix(AppKey.prefixLength)) + "…"
+            matches = try connection.query(
+                "SELECT key_id, name, prefix, created_at, revoked_at FROM app_keys WHERE key_hash = $1",
+                [.bytea(AppKey.digest(of: reference))])
         } else {
             matches = try connection.query(
                 "SELECT key_id, name, prefix, created_at, revoked_at FROM app_keys WHERE prefix = $1",
@@ -59,8 +70,8 @@ public struct AppKeyStore: Sendable {
             throw CollectorError(
                 .unknownKey,
                 matches.isEmpty
-                    ? "no app key has id or prefix \(reference) (funnel keys list shows them)"
-                    : "\(matches.count) keys have the prefix \(reference); revoke by id")
+                    ? "no app key has id, prefix or key \(shown.debugDescription) (funnel keys list shows them)"
+                    : "\(matches.count) keys have the prefix \(shown.debugDescription); revoke by id")
         }
         let rows = try connection.query(
             """
