@@ -52,14 +52,30 @@ package struct PostHogBatch: Sendable {
                 .tooManyEvents, "a batch holds at most \(maximumEvents) events; split it and send the parts")
         }
         let sentAt = (try? envelope.timestamp("sent_at", parser: timestamps, field: "sent_at")) ?? nil
+        // The request's key: the body's, else the first event's. Every event that names a key
+        // must name that one: a request is authorised once, for one app.
+        func key(of object: [String: JSONValue]) -> String? {
+            object.text(["api_key", "token"]) ?? object.object("properties")?.text("token")
+        }
         var apiKey = envelope.text(["api_key", "token"])
+        if apiKey == nil {
+            for case .object(let object) in elements {
+                if let found = key(of: object) {
+                    apiKey = found
+                    break
+                }
+            }
+        }
         let items = elements.map { element -> Item in
             guard case .object(let object) = element else {
                 return .invalid(
                     messageID: nil, EventValidationError(.malformed, field: "", reason: "an event is a JSON object"))
             }
-            if apiKey == nil {
-                apiKey = object.text(["api_key", "token"]) ?? object.object("properties")?.text("token")
+            if let own = key(of: object), own != apiKey {
+                return .invalid(
+                    messageID: object.text("uuid"),
+                    EventValidationError(.malformed, field: "token", reason: "is not the key the request was sent with")
+                )
             }
             do {
                 return .message(try message(object, batchSentAt: sentAt, timestamps: timestamps))
@@ -98,7 +114,9 @@ package struct PostHogBatch: Sendable {
         message.name = name
         message.userID = object.text("distinct_id") ?? properties.text(["distinct_id", "$distinct_id"])
         message.messageID = object.text("uuid")
-        message.sessionKey = properties.text("$session_id")
+        // Qualified by the user, as Segment's session ids are: a client that knows (or guesses)
+        // another user's $session_id cannot add events to that user's session.
+        message.sessionKey = properties.text("$session_id").map { "\(message.userID ?? "")\u{1F}\($0)" }
         for key in ["$set", "$set_once"] where object[key] != nil && properties[key] == nil {
             properties[key] = object[key]
         }

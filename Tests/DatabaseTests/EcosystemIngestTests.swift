@@ -58,6 +58,6 @@ import Testing
             occurredAt: try #require(rows[0]["occurred_at"].date), sentAt: rows[0]["sent_at"].date,
             receivedAt: rows[0]["received_at"].date)
         #expect(imported.correctedTime == Timestamp.parse("2026-11-20T09:59:58.000Z"))
-        #expect(rows[2]["session_id"].uuid == UUID(uuidString: "0192a1b2-0000-7000-8000-00000000abcd"))
+        #expect(rows[2]["session_id"].uuid == StableID.sessionID(for: "ph-1\u{1F}0192a1b2-0000-7000-8000-00000000abcd"))
     }
 }

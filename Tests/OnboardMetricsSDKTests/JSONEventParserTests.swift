@@ -84,6 +84,12 @@ import Testing
         #expect(error(good.replacingOccurrences(of: "\"properties\":{", with: "\"properties\":[{"))?.code == .malformed)
         #expect(error(good.replacingOccurrences(of: "user", with: "us\u{0}er"))?.code == .nulCharacter)
         #expect(error(good.replacingOccurrences(of: "closed", with: "clo\u{1}sed"))?.code == .malformed)
+        // A key given twice (issue 31): refused, naming it — at the top and inside properties.
+        let twice = error(good.replacingOccurrences(of: "\"seq\":3", with: "\"seq\":3,\"seq\":4"))
+        #expect(twice?.field == "seq" && twice?.reason == "appears twice")
+        let inner = error(
+            good.replacingOccurrences(of: "\"reason\":\"closed\"", with: "\"reason\":\"closed\",\"reason\":\"x\""))
+        #expect(inner?.field == "properties" && inner?.reason.contains("\"reason\" appears twice") == true)
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         #expect(error(good.replacingOccurrences(of: "\"closed\"", with: deep))?.reason.contains("nested") == true)
     }

@@ -120,7 +120,16 @@ import Testing
         }
         #expect(message.type == .screen && message.name == "Welcome")
         let event = try EventMapping().event(for: message, receivedAt: Self.received)
-        #expect(event.sessionID == UUID(uuidString: "0192a1b2-0000-7000-8000-00000000abcd"))
+        // The session is the user's $session_id: the same id sent under another user is another session.
+        #expect(event.sessionID == StableID.sessionID(for: "d1\u{1F}0192a1b2-0000-7000-8000-00000000abcd"))
+        let items2 = try Self.posthog(
+            #"{"api_key":"k","batch":[{"event":"x","distinct_id":"d2","timestamp":"2026-09-21T14:13:00Z","properties":{"$session_id":"0192a1b2-0000-7000-8000-00000000abcd"}}]}"#
+        )
+        guard case .message(let intruder) = items2[0] else {
+            Issue.record("\(items2)")
+            return
+        }
+        #expect(try EventMapping().event(for: intruder, receivedAt: Self.received).sessionID != event.sessionID)
         #expect(event.correctedTime == Self.received.addingTimeInterval(-10))
         let noUser = #expect(throws: EventValidationError.self) {
             try EventMapping().event(for: AnalyticsMessage(source: .posthog, type: .track), receivedAt: Self.received)
@@ -157,6 +166,34 @@ import Testing
     }
 
     /// Milliseconds as Segment sends them, inside the range: read, then judged by the validator.
+    /// Issue 31: only the first event's token of a PostHog array was checked, so one request with
+    /// a valid key could carry events for any other token.
+    @Test func everyPostHogEventThatNamesAKeyMustNameTheRequestsKey() throws {
+        let array = try Array(
+            #"[{"event":"a","distinct_id":"u","token":"key-1"},{"event":"b","distinct_id":"u","properties":{"token":"key-2"}},{"event":"c","distinct_id":"u"},{"event":"d","distinct_id":"u","api_key":"key-1"}]"#
+                .utf8
+        ).withUnsafeBufferPointer { try PostHogBatch.parse($0, maximumEvents: 10, timestamps: TimestampParser()) }
+        #expect(array.apiKey == "key-1")
+        let rejected = array.items.compactMap { item -> String? in
+            if case .invalid(_, let error) = item { return error.field }
+            return nil
+        }
+        #expect(rejected == ["token"])
+        guard case .invalid = array.items[1] else {
+            Issue.record("the event with another token was taken: \(array.items[1])")
+            return
+        }
+        // The body's key decides; an event naming another is refused.
+        let batch = try Self.posthog(
+            #"{"api_key":"key-1","batch":[{"event":"a","distinct_id":"u","token":"key-9"},{"event":"b","distinct_id":"u"}]}"#
+        )
+        guard case .invalid(_, let error) = batch[0], case .message = batch[1] else {
+            Issue.record("\(batch)")
+            return
+        }
+        #expect(error.field == "token" && !error.reason.contains("key-9"))
+    }
+
     @Test func numericTimesInRangeAreMilliseconds() throws {
         let event = try Self.segment(#"{"type":"track","event":"x","userId":"u","timestamp":1790000000000}"#)
         #expect(event.occurredAt == Date(timeIntervalSince1970: 1_790_000_000))
@@ -175,6 +212,19 @@ import Testing
             }
         }
         #expect(error?.code == .malformedBatch && error?.message.contains("byte") == true)
+        // A second writeKey, userId or batch was resolved last-wins, silently (issue 31): refused whole.
+        for body in [
+            #"{"writeKey":"good","batch":[],"writeKey":"other"}"#,
+            #"{"batch":[{"type":"track","event":"a","userId":"u1","userId":"u2"}]}"#,
+            #"{"batch":[],"batch":[{"type":"track","event":"a","userId":"u"}]}"#,
+        ] {
+            let twice = #expect(throws: CollectorError.self) {
+                try Array(body.utf8).withUnsafeBufferPointer {
+                    try SegmentBatch.parseBatch($0, maximumEvents: 10, timestamps: TimestampParser())
+                }
+            }
+            #expect(twice?.code == .malformedBatch && twice?.message.contains("appears twice") == true, "\(body)")
+        }
         let tooMany = #expect(throws: CollectorError.self) {
             try Array(#"[{"event":"a"},{"event":"b"}]"#.utf8).withUnsafeBufferPointer {
                 try PostHogBatch.parse($0, maximumEvents: 1, timestamps: TimestampParser())

@@ -282,7 +282,10 @@ package struct JSONCursor {
         repeat {
             let key = try string()
             try expect(58)
-            object[key] = try value(depth: depth)
+            // A key given twice is ambiguous (a second writeKey, userId or batch would win silently).
+            if object.updateValue(try value(depth: depth), forKey: key) != nil {
+                throw error("the key \(String(key.prefix(60)).debugDescription) appears twice in an object")
+            }
         } while consume(44)
         try expect(125)
         return object

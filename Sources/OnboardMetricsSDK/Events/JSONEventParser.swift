@@ -53,11 +53,19 @@ package struct JSONEventParser: Sendable {
         var properties: [String: JSONValue] = [:]
 
         try cursor.expect(123)
+        // Keys seen, one bit each: a key given twice is ambiguous (which one counts?), so refused.
+        var seen: UInt16 = 0
         if !cursor.consume(125) {
             repeat {
                 let key = try cursor.withRawString { Key(raw: $0) }
                 try cursor.expect(58)
                 do {
+                    if key.bit != 0 {
+                        guard seen & key.bit == 0 else {
+                            throw EventValidationError(.malformed, field: key.spelling, reason: "appears twice")
+                        }
+                        seen |= key.bit
+                    }
                     switch key {
                     case .unknown(let name):
                         throw EventValidationError(.malformed, field: name, reason: "is not a key of the event format")
@@ -130,6 +138,26 @@ package struct JSONEventParser: Sendable {
             ("name", .name), ("occurred_at", .occurredAt), ("sent_at", .sentAt), ("received_at", .receivedAt),
             ("properties", .properties),
         ]
+
+        /// The key's bit in a set of keys seen; 0 for an unknown key.
+        var bit: UInt16 {
+            switch self {
+            case .eventID: 1 << 0
+            case .sessionID: 1 << 1
+            case .userID: 1 << 2
+            case .seq: 1 << 3
+            case .kind: 1 << 4
+            case .flowID: 1 << 5
+            case .flowVersion: 1 << 6
+            case .stepID: 1 << 7
+            case .name: 1 << 8
+            case .occurredAt: 1 << 9
+            case .sentAt: 1 << 10
+            case .receivedAt: 1 << 11
+            case .properties: 1 << 12
+            case .unknown: 0
+            }
+        }
 
         /// The key as the format spells it.
         var spelling: String {
