@@ -44,7 +44,29 @@ package enum CollectorRouter {
                     status: 200, headers: [("Content-Type", "text/plain; version=0.0.4; charset=utf-8")],
                     body: Data(metrics.emitToBuffer())))
         }
+        // A known path asked with another method is answered 405 with the methods it takes
+        // (RFC 9110 §15.5.6), so a client sees what it got wrong; unknown paths stay 404.
+        for path in ["/v1/batch"] + EcosystemRoutes.segmentPaths + EcosystemRoutes.capturePaths {
+            refuseOtherMethods(router, path: path, allowed: .post)
+        }
+        for path in ["/healthz", "/metrics"] { refuseOtherMethods(router, path: path, allowed: .get) }
         return router
+    }
+
+    private static func refuseOtherMethods(
+        _ router: Router<BasicRequestContext>, path: String, allowed: HTTPRequest.Method
+    ) {
+        let others: [HTTPRequest.Method] = [.get, .head, .post, .put, .patch, .delete]
+        for method in others where method != allowed {
+            router.on(RouterPath(path), method: method) { _, _ -> Response in
+                let body = Data(#"{"error":{"code":"method_not_allowed","message":"use \#(allowed.rawValue)"}}"#.utf8)
+                return response(
+                    Collector.Answer(
+                        status: 405,
+                        headers: [("Allow", allowed.rawValue), ("Content-Type", "application/json")],
+                        body: method == .head ? Data() : body))
+            }
+        }
     }
 
     /// The outcome of checking a request's `Authorization` header, when it has one.

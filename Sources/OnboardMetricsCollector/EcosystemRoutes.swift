@@ -7,6 +7,11 @@ import OnboardMetricsStore
 /// Segment's single-call endpoints and PostHog's capture endpoints (Segment's `/v1/batch` shares
 /// the native route, see ``CollectorRouter``).
 enum EcosystemRoutes {
+    /// PostHog's capture paths.
+    static let capturePaths = ["/batch", "/capture", "/e", "/i/v0/e", "/track"]
+    /// Segment's single-call paths.
+    static var segmentPaths: [String] { AnalyticsMessage.CallType.allCases.map { "/v1/\($0.rawValue)" } }
+
     static func add(to router: Router<BasicRequestContext>, _ collector: Collector) {
         for type in AnalyticsMessage.CallType.allCases {
             router.post("/v1/\(type.rawValue)") { request, _ -> Response in
@@ -25,7 +30,7 @@ enum EcosystemRoutes {
             }
         }
         // PostHog's SDKs post to these (Hummingbird's router matches them with a trailing slash too).
-        for path in ["/batch", "/capture", "/e", "/i/v0/e", "/track"] {
+        for path in capturePaths {
             router.post(RouterPath(path)) { request, _ -> Response in await capture(request, collector) }
         }
     }

@@ -124,6 +124,16 @@ import Testing
                 try await client.execute(uri: "/nowhere", method: .get) { response in
                     #expect(response.status == .notFound)
                 }
+                // A known path with another method: 405 and the method it takes (issue 31; was 404).
+                for (path, method, allowed) in [
+                    ("/v1/batch", HTTPRequest.Method.get, "POST"), ("/v1/track", .put, "POST"),
+                    ("/capture/", .delete, "POST"), ("/healthz", .post, "GET"), ("/metrics", .delete, "GET"),
+                ] {
+                    try await client.execute(uri: path, method: method, headers: bearer) { response in
+                        #expect(response.status == .methodNotAllowed, "\(method) \(path)")
+                        #expect(response.headers[.allow] == allowed, "\(method) \(path)")
+                    }
+                }
             }
         }
         let stored = try await EventRecorderTests.count(configuration)
