@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Renders an HTML report in headless Chromium (Debian's `chromium`) to a PNG and checks that
-# the picture is not blank: it must hold many distinct colors, as charts and text do.
+# the picture is not blank: it must hold many distinct colors, as charts and text do; and that no
+# table is wider than the page.
 # Usage: bash scripts/check-html-render.sh report.html [out.png]
 set -euo pipefail
 html="${1:?usage: check-html-render.sh REPORT.html [OUT.png]}"
@@ -14,6 +15,17 @@ rm -f "$png"
 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$profile" \
     --screenshot="$png" --window-size=1280,2000 "$page" >/dev/null 2>&1 || true
 [ -s "$png" ] || { echo "chromium wrote no screenshot for $page" >&2; exit 1; }
+# No table may be wider than its column at 1280 px (it would scroll, and print cut off): the page
+# is loaded again with a probe that marks the tables whose wrapper overflows.
+probe="$profile/probe.html"
+{
+    cat "$html"
+    echo '<script>document.documentElement.setAttribute("data-overflow", Array.from(document.querySelectorAll(".table-wrap")).filter(w => w.scrollWidth > w.clientWidth + 1).map(w => { const t = w.querySelector("table"); return t ? (t.getAttribute("data-table") || t.querySelector("caption").textContent) : "?"; }).join("|") || "none");</script>'
+} > "$probe"
+overflow="$(chromium --headless --no-sandbox --disable-gpu --user-data-dir="$profile" --window-size=1280,2000 \
+    --dump-dom "file://$probe" 2>/dev/null | grep -o 'data-overflow="[^"]*"' | head -1 || true)"
+[ -n "$overflow" ] || { echo "chromium did not run the layout probe on $page" >&2; exit 1; }
+[ "$overflow" = 'data-overflow="none"' ] || { echo "tables wider than the page at 1280 px: $overflow" >&2; exit 1; }
 # Count distinct colors with zlib alone (PIL may be missing): 8-bit RGB or RGBA, non-interlaced.
 python3 - "$png" <<'PY'
 import struct, sys, zlib

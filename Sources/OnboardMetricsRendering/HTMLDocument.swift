@@ -43,7 +43,10 @@ public struct HTMLDocument: Sendable {
             <body>
             <header><h1>\(HTML.escape(title))</h1>\n
             """
-        if let subtitle { html += "<p class=\"subtitle\">\(HTML.escape(subtitle))</p>\n" }
+        // A page of one report: its section's heading and note would repeat the page's, so the
+        // heading is kept for screen readers only and the note says the subtitle.
+        let single = sections.count == 1 && sections.first?.htmlSectionTitle == title
+        if let subtitle, !single { html += "<p class=\"subtitle\">\(HTML.escape(subtitle))</p>\n" }
         if sections.count > 1 {
             html += "<nav aria-label=\"Sections\"><ul>"
             for section in sections {
@@ -56,7 +59,8 @@ public struct HTMLDocument: Sendable {
         for section in sections {
             let id = HTML.escape(section.htmlSectionID)
             html += "<section id=\"\(id)\" aria-labelledby=\"\(id)-heading\">\n"
-            html += "<h2 id=\"\(id)-heading\">\(HTML.escape(section.htmlSectionTitle))</h2>\n"
+            html +=
+                "<h2 id=\"\(id)-heading\"\(single ? " class=\"sr-only\"" : "")>\(HTML.escape(section.htmlSectionTitle))</h2>\n"
             html += section.htmlSectionBody()
             html += "</section>\n"
         }
@@ -92,6 +96,11 @@ public struct HTMLDocument: Sendable {
         th, td { padding: 4px 8px; border-bottom: 1px solid var(--rule); text-align: left; vertical-align: top; }
         thead th { border-bottom: 2px solid var(--ink); vertical-align: bottom; }
         .num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+        /* Wide tables fit their column: headers wrap between words, row keys (ids) never do. */
+        thead th.num { white-space: normal; hyphens: none; }
+        tbody th { white-space: nowrap; }
+        table.wide { font-size: 12px; }
+        table.wide th, table.wide td { padding: 4px 5px; }
         .table-wrap { overflow-x: auto; }
         .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
           clip: rect(0 0 0 0); white-space: nowrap; border: 0; }

@@ -40,7 +40,9 @@ struct HTMLTable: Sendable {
 
     func render() -> String {
         var html = "<table"
-        if let className { html += " class=\"\(HTML.escape(className))\"" }
+        // More than ten columns: set tighter (HTMLDocument's `table.wide`) so it fits the page.
+        let classes = [className, header.count > 10 ? "wide" : nil].compactMap { $0 }
+        if !classes.isEmpty { html += " class=\"\(HTML.escape(classes.joined(separator: " ")))\"" }
         if let name { html += " data-table=\"\(HTML.escape(name))\"" }
         html += "><caption>\(HTML.escape(caption))</caption>\n<thead><tr>"
         for (column, title) in header.enumerated() {

@@ -35,9 +35,9 @@ extension TrendReport: HTMLReportSection {
                         guard let period = byLabel[label], let rate = period.completionRate else { return nil }
                         return SVGLineChart.Point(
                             value: rate, lower: period.interval?.lower, upper: period.interval?.upper,
-                            provisional: period.mostlyInProgress,
+                            provisional: period.provisional,
                             note: "\(period.completed)/\(period.started - period.inProgress)"
-                                + (period.mostlyInProgress ? ", mostly in progress" : ""))
+                                + (period.note.isEmpty ? "" : ", " + period.note))
                     })
             })
         let fallback = HTMLTable(
@@ -50,7 +50,7 @@ extension TrendReport: HTMLReportSection {
                         cells: (breakdownBy == nil ? [] : [HTMLTable.Cell(line.breakdown ?? "")]) + [
                             HTMLTable.Cell(period.label), .percent(period.completionRate),
                             HTMLTable.Cell(NumberText.interval(period.interval)),
-                            HTMLTable.Cell(period.mostlyInProgress ? "mostly in progress" : ""),
+                            HTMLTable.Cell(period.note),
                         ])
                 }
             })
@@ -75,7 +75,7 @@ extension TrendReport: HTMLReportSection {
                         HTMLTable.Cell(period.label), .count(period.started), .count(period.completed),
                         .count(period.inProgress), .percent(period.completionRate),
                         HTMLTable.Cell(NumberText.interval(period.interval)),
-                        HTMLTable.Cell(period.mostlyInProgress ? "mostly in progress" : ""),
+                        HTMLTable.Cell(period.note),
                     ] + period.steps.map { .percent($0.conversion) })
             }, numericColumns: Set(1...4).union(7..<(7 + steps.count)), name: "trend-periods")
     }

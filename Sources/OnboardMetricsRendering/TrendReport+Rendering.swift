@@ -17,7 +17,7 @@ extension TrendReport {
                 cells += [
                     period.label, String(period.started), String(period.completed), String(period.inProgress),
                     NumberText.percent(period.completionRate), NumberText.interval(period.interval),
-                    period.mostlyInProgress ? "mostly in progress" : "",
+                    period.note,
                 ]
                 cells += period.steps.map { NumberText.percent($0.conversion) }
                 rows.append(cells)
@@ -50,7 +50,9 @@ extension TrendReport {
         "completion: completed among sessions started in the period and no longer in progress "
             + "(\(Int((level * 100).rounded()))% Wilson interval); step columns: viewed among eligible sessions. "
             + "\"mostly in progress\": over \(Int((inProgressThreshold * 100).rounded()))% of the period's sessions "
-            + "are still under way, so its rates are provisional, not drops."
+            + "are still under way, so its rates are provisional, not drops; \"provisional\": at least "
+            + "\(Int((provisionalThreshold * 100).rounded()))% are, so its completion counts the sessions that "
+            + "finished fast but not yet the slow ones."
     }
 
     /// The report in a format: text and Markdown hold a title, the table and a footnote; CSV the
@@ -66,5 +68,14 @@ extension TrendReport {
             }
             return "\(title)\n\n\(table.text)\n\n\(footnote)"
         }
+    }
+}
+
+extension TrendReport.Period {
+    /// The table's note: whether the period's rate may still move.
+    var note: String {
+        if mostlyInProgress { return "mostly in progress" }
+        guard provisional, let share = inProgressShare else { return "" }
+        return "provisional: \(NumberText.percent(share)) in progress"
     }
 }

@@ -76,7 +76,7 @@ struct DemoCommand: AsyncParsableCommand {
                     + (counters.duplicates > 0 ? " (\(counters.duplicates) already there)" : "")
                     + String(format: " in %.1f s", Date().timeIntervalSince(started)))
         }
-        let reports = try await DemoReports.build(configuration: configuration, quiet: quiet)
+        let reports = try await DemoReports.build(configuration: configuration, quiet: quiet, asOf: plan.periodEnd)
         console.print(try reports.funnel.rendered(.text))
         console.print("")
         console.print(reports.trend.title + "\n\n" + reports.trend.summaryTable.text)

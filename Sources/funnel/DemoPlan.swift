@@ -12,6 +12,8 @@ struct DemoPlan: Sendable {
 
     let parts: [Part]
     var total: Int { parts.reduce(0) { $0 + $1.sessions } }
+    /// The end of the generated period (the latest over the scenarios): what the reports are as of.
+    var periodEnd: Date { parts.map(\.generator.periodEndDate).max() ?? Date() }
 
     init(sessions: Int, seed: UInt64, shares: [(scenario: Scenario, share: Double)]) throws {
         var parts: [Part] = []

@@ -27,7 +27,11 @@ struct DemoReports: Sendable {
 
     /// Reads the events once (a replay of the whole table is most of a second run's time) and
     /// builds the three reports from the sessions of ``flows`` held in memory.
-    static func build(configuration: PostgresConfiguration, quiet: Bool) async throws -> DemoReports {
+    ///
+    /// The reports are as of `asOf`, the end of the generated period: the sessions the generator
+    /// leaves under way there are in progress, not dropped months later (the last day's completion
+    /// would otherwise fall below every other day's).
+    static func build(configuration: PostgresConfiguration, quiet: Bool, asOf: Date) async throws -> DemoReports {
         let flow = ExampleFlows.healthStudy
         let catalog = try FlowCatalog(Scenario.healthStudy.flows)
         return try await ReplayProgress.run(configuration: configuration, quiet: quiet) { connection, progress in
@@ -38,7 +42,7 @@ struct DemoReports: Sendable {
             try discoveryOptions.reader.read(on: connection, progress: progress.update) { session in
                 if let id = session.flowID, flows.contains(id) { sessions.append(session) }
             }
-            let now = Date()
+            let now = asOf
             let funnel = try FunnelAggregator(flow: flow, options: FunnelOptions(), now: now).report(of: sessions)
             var trendOptions = TrendOptions()
             trendOptions.interval = .day
@@ -51,7 +55,7 @@ struct DemoReports: Sendable {
             let experiment = try ExperimentAggregator(options: experimentOptions).report(of: sessions)
             var simulation = SimulationOptions(candidate: withoutModules, baseline: flow)
             simulation.catalog = catalog
-            let forecast = try SimulationSampler(options: simulation, now: Date()).report(of: sessions)
+            let forecast = try SimulationSampler(options: simulation, now: now).report(of: sessions)
             return DemoReports(
                 funnel: funnel, discovery: discovery, conformance: conformance, experiment: experiment,
                 forecast: forecast, trend: trend)

@@ -23,6 +23,12 @@ import Testing
         #expect(first.output.contains("Feature discovery"))
         #expect(first.output.contains("Forecast of health-study v2"))
         #expect(first.output.contains("back-test"))
+        // As of the end of the generated period (issue 31): the sessions the generator leaves under
+        // way there are in progress and their day marked, not dropped months later.
+        #expect(first.output.contains("Trend health-study v1 by day, window 7d, as of 2026-02-02T00:00:00Z"))
+        let trendTable = first.output.components(separatedBy: "\n\n").first { $0.hasPrefix("period") }
+        let lastDay = trendTable?.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(lastDay.hasPrefix("2026-02-01") && lastDay.contains("in progress"), "\(lastDay)")
         let events = try await Self.eventCount(configuration)
         #expect(events > 10_000)
         let html = try String(contentsOfFile: page, encoding: .utf8)

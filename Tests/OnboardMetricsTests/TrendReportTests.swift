@@ -97,6 +97,11 @@ import Testing
             of: Self.sessions)
         #expect(monthly.series.first?.periods.map(\.label) == ["2026-01"])
         #expect(monthly.series.first?.periods.first?.started == 10)
+        // 3 of the 10 in progress: not mostly, but provisional (the rate counts only the fast finishers).
+        let month = try #require(monthly.series.first?.periods.first)
+        #expect(month.provisional && !month.mostlyInProgress)
+        #expect(monthly.table.rows.first?.contains("provisional: 30.0% in progress") == true, "\(monthly.table.rows)")
+        #expect(periods[7].provisional && !periods[0].provisional)
     }
 
     @Test func breakdownMakesOneSeriesPerValueAndEveryFormatRenders() throws {

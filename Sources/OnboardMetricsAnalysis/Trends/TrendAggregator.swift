@@ -84,7 +84,9 @@ public struct TrendAggregator: Sendable {
             flowID: flow.id, flowVersion: flow.version, interval: interval, windowSeconds: options.funnel.window,
             inactivitySeconds: options.funnel.inactivity, since: options.funnel.since, until: options.funnel.until,
             reportEnd: reportEnd, breakdownBy: options.funnel.breakdown, level: options.level,
-            inProgressThreshold: options.inProgressThreshold, steps: flow.steps.map(\.id), series: series,
+            inProgressThreshold: options.inProgressThreshold,
+            provisionalThreshold: min(options.provisionalThreshold, options.inProgressThreshold),
+            steps: flow.steps.map(\.id), series: series,
             otherFlowSessions: selection.otherFlowSessions)
     }
 
@@ -98,6 +100,8 @@ public struct TrendAggregator: Sendable {
             completionRate: settled > 0 ? Double(row.completed) / Double(settled) : nil,
             interval: ConfidenceInterval.wilson(successes: row.completed, trials: settled, level: options.level),
             inProgressShare: share, mostlyInProgress: (share ?? 0) > options.inProgressThreshold,
+            provisional: (share ?? 0) > options.inProgressThreshold
+                || (row.inProgress > 0 && (share ?? 0) >= options.provisionalThreshold),
             steps: flow.steps.enumerated().map { index, step in
                 TrendReport.StepPoint(
                     step: step.id, eligible: row.eligible[index], viewed: row.viewed[index],

@@ -9,6 +9,9 @@ public struct TrendOptions: Sendable, Hashable {
     public var funnel = FunnelOptions()
     /// A period is marked as mostly in progress when more than this share of its sessions are.
     public var inProgressThreshold = 0.5
+    /// A period is marked provisional when at least this share of its sessions are in progress:
+    /// its rate counts the fast finishers but not yet the slow ones, so it reads high.
+    public var provisionalThreshold = 0.1
     /// Confidence level of the completion-rate intervals.
     public var level = 0.95
 

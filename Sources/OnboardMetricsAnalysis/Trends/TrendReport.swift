@@ -9,7 +9,9 @@ import OnboardMetricsStatistics
 /// rate is completed among sessions not in progress, and step conversion is viewed among eligible
 /// sessions not in progress. Recent periods hold many sessions still under way; a period where
 /// more than ``inProgressThreshold`` of the sessions are in progress is marked
-/// ``Period/mostlyInProgress``, so a reader does not take its rate for a drop. Periods without
+/// ``Period/mostlyInProgress``, so a reader does not take its rate for a drop; one where at least
+/// ``provisionalThreshold`` are is ``Period/provisional``: its rate counts the sessions that
+/// finished fast but not yet the slow ones. Periods without
 /// sessions between the first and the last are listed with zero counts and no rate.
 public struct TrendReport: Sendable, Hashable, Codable {
     /// One step's conversion in a period.
@@ -42,6 +44,9 @@ public struct TrendReport: Sendable, Hashable, Codable {
         public var inProgressShare: Double?
         /// More than the threshold of its sessions are still in progress: its rate is provisional.
         public var mostlyInProgress: Bool
+        /// At least ``TrendReport/provisionalThreshold`` of its sessions are still in progress
+        /// (always so when mostly in progress): its rate may still move.
+        public var provisional: Bool
         public var steps: [StepPoint]
     }
 
@@ -65,6 +70,8 @@ public struct TrendReport: Sendable, Hashable, Codable {
     public var level: Double
     /// The in-progress share above which a period is marked.
     public var inProgressThreshold: Double
+    /// The in-progress share from which a period is provisional.
+    public var provisionalThreshold: Double
     /// Step ids in flow order.
     public var steps: [String]
     public var series: [Series]
