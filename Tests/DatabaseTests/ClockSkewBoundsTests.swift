@@ -90,16 +90,16 @@ import Testing
         let sessions = try await reader.read { Collected() }.flatMap(\.sessions)
         let events = sessions.flatMap { session in session.events.map { (session.userID, $0) } }
         #expect(events.count == 13)
-        // Every event but the two forged ones stays within a minute of when it happened (a
-        // minute ago or less): no session in 2053, none a day early.
+        // Every event but the two forged ones stays where it happened, a minute or so ago (10
+        // minutes of slack for a loaded machine): no session in 2053, none a day early.
         for (user, event) in events where event.name != "Forged" && event.name != "forged" {
             let age = now.timeIntervalSince(event.date)
-            #expect(age > -5 && age < 125, "\(user) \(event.kind) \(event.name ?? "") at \(event.date)")
+            #expect(abs(age) < 600, "\(user) \(event.kind) \(event.name ?? "") at \(event.date)")
         }
         // The forged messages moved only themselves, by their own (bounded) 23 h.
         for name in ["Forged", "forged"] {
             let forged = try #require(events.first { $0.1.name == name }?.1)
-            #expect(abs(now.timeIntervalSince(forged.date) - 23 * 3_600 - 35) < 5, "\(name) at \(forged.date)")
+            #expect(abs(now.timeIntervalSince(forged.date) - 23 * 3_600) < 600, "\(name) at \(forged.date)")
         }
         // The native session's row in `sessions` starts when it happened, too.
         let started = try await TestDatabase.withConnection(configuration) { connection in
@@ -107,6 +107,6 @@ import Testing
         }
         let first = try #require(started.first?["first"].date)
         let last = try #require(started.first?["last"].date)
-        #expect(now.timeIntervalSince(first) < 125 && now.timeIntervalSince(last) > -5, "\(first) … \(last)")
+        #expect(abs(now.timeIntervalSince(first)) < 600 && abs(now.timeIntervalSince(last)) < 600, "\(first) … \(last)")
     }
 }
