@@ -23,6 +23,9 @@ import OnboardMetricsSDK
 /// and pages are custom events named by the screen; identify, group and alias calls are custom
 /// events `$identify`, `$groupidentify`, `$create_alias` with the traits as properties.
 ///
+/// An event made another kind keeps the name it was sent with in the property `$event`, which an
+/// ad-hoc funnel step matches as it matches a custom event's name.
+///
 /// A mapping file (JSON) names events and screens explicitly; its rules come first:
 /// `{"events": {"Signup Shown": {"kind": "step_viewed", "flow_id": "signup", "step_id": "intro"}},
 ///   "screens": {"Welcome": {"kind": "step_viewed", "flow_id": "signup", "step_id": "welcome"}}}`;
@@ -69,6 +72,9 @@ package struct EventMapping: Sendable, Hashable {
     static let reasonKeys = ["reason", "dismiss_reason", "dismissReason"]
 
     /// The kind an event name stands for under the naming convention; nil for other names.
+    /// The property that keeps the name a call was sent with when the event became another kind.
+    package static let sentNameProperty = "$event"
+
     package static func conventionalKind(_ name: String) -> EventKind? {
         let key = String(name.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) })
         switch key {
@@ -192,6 +198,11 @@ package struct EventMapping: Sendable, Hashable {
         }
         guard let occurredAt else {
             throw EventValidationError(.missing, field: "timestamp", reason: "is missing")
+        }
+        // The name the app sent stays on an event the convention or the mapping made something
+        // else, so an ad-hoc funnel over the app's own names still finds it.
+        if rule.kind != .custom, let sent = message.name, !sent.isEmpty {
+            properties[Self.sentNameProperty] = .string(sent)
         }
         let milliseconds = Timestamp.milliseconds(occurredAt)
         let sessionID =

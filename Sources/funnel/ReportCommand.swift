@@ -16,8 +16,9 @@ struct ReportCommand: AsyncParsableCommand {
             within --window after a session's start count.
 
             Ad-hoc funnels (--steps a,b,c) work on logs without a flow definition: a step matches an \
-            event whose name is it (custom events, features, highlights), a step_viewed of that \
-            step id, or an event of that kind; KIND:VALUE pins the kind (feature_used:share). \
+            event whose name is it (custom events, features, highlights, and the name a Segment or \
+            PostHog call was sent with when the mapping made it an onboarding kind), a step_viewed \
+            of that step id, or an event of that kind; KIND:VALUE pins the kind (feature_used:share). \
             --order ordered allows other events between steps, strict allows none, any takes the \
             steps in any order. Each step-1 occurrence starts a chain; the furthest step reached \
             within --window wins. Timestamp ties follow PostHog: events at one instant that match \

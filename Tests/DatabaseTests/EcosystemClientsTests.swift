@@ -88,6 +88,16 @@ import Testing
         let adHocRows = try #require(adHocJSON["rows"] as? [[String: Any]])
         #expect(adHocRows.map { $0["count"] as? Int } == [10, 6, 3])
         #expect(adHocJSON["units"] as? Int == 10)
+        // The app's own names of events the convention made onboarding kinds still make a funnel
+        // (issue 32: "Onboarding Started" and "Onboarding Completed" counted 0 before).
+        let named = try await FunnelProcess.run(
+            [
+                "report", "--steps", "Onboarding Started,Signup Tapped,Onboarding Completed", "--format", "json",
+                "--database-url", fixture.url, "--quiet",
+            ])
+        #expect(named.status == 0, "\(named.errors)")
+        let namedJSON = try #require(try JSONSerialization.jsonObject(with: Data(named.output.utf8)) as? [String: Any])
+        #expect((namedJSON["rows"] as? [[String: Any]])?.map { $0["count"] as? Int } == [10, 6, 4], "\(named.output)")
 
         // The mapped flow: started 10, welcome 10, profile 7, completed 4 (all inactive > 30 min: dropped).
         let report = try await FunnelProcess.run(

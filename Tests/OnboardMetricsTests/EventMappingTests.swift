@@ -1,8 +1,10 @@
 import Foundation
 import Testing
 
+@testable import OnboardMetricsAnalysis
 @testable import OnboardMetricsCollector
 @testable import OnboardMetricsFormats
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
 
 /// Segment and PostHog calls into the onboarding vocabulary: the naming convention, screens,
@@ -52,6 +54,17 @@ import Testing
         )
         #expect(started.kind == .sessionStarted && started.flowID == "signup")
         #expect(started.properties["context"] == ["platform": "ios", "healthDataAvailable": true])
+        // The names the app sent stay on what the convention made of them (issue 32), a custom
+        // event's in its name as before.
+        #expect(started.properties["$event"] == "Onboarding Started")
+        #expect(viewed.properties["$event"] == "onboarding_step_viewed")
+        #expect(exposure.properties["$event"] == "Experiment Viewed")
+        #expect(custom.properties["$event"] == nil)
+        // An ad-hoc funnel over those names finds them.
+        let matcher = AdHocStepMatcher(steps: ["Onboarding Started", "onboarding_step_viewed", "App Opened"])
+        #expect(matcher.mask(RecordedEvent(started)) == 1)
+        #expect(matcher.mask(RecordedEvent(viewed)) == 2)
+        #expect(matcher.mask(RecordedEvent(custom)) == 4)
     }
 
     @Test func aConventionalEventWithoutItsPropertyIsRejectedNamingIt() throws {

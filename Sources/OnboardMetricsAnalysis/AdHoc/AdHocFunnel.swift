@@ -168,6 +168,11 @@ struct AdHocStepMatcher: Sendable, Hashable {
     func mask(_ event: RecordedEvent) -> UInt64 {
         var mask: UInt64 = 0
         if let name = event.name, let bits = plain[name] { mask |= bits }
+        // The name a Segment or PostHog call was sent with, kept when the mapping made it an
+        // onboarding kind (EventMapping's `$event`).
+        if event.kind != .custom, case .string(let sent)? = event.properties["$event"], let bits = plain[sent] {
+            mask |= bits
+        }
         if event.kind == .stepViewed, let stepID = event.stepID, let bits = plain[stepID] { mask |= bits }
         if let bits = plain[event.kind.rawValue] { mask |= bits }
         if let values = qualified[event.kind] {
