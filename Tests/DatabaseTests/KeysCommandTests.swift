@@ -39,7 +39,7 @@ import Testing
             #expect(!outcome.errors.contains("\u{1B}"))
         }
         // One stored before names were checked is listed escaped.
-        try await TestDatabase.withConnection(configuration) { connection in
+        _ = try await TestDatabase.withConnection(configuration) { connection in
             try connection.query(
                 "INSERT INTO app_keys (name, prefix, key_hash) VALUES ($1, 'om_old0000', sha256('old'))",
                 [.text("old\u{1B}[2Jname")])

@@ -147,7 +147,24 @@ import Testing
             flow: flow, user: "a", experiments: [experiment, excluded], sink: sink,
             clock: OnboardingSessionTests.fixedClock)
         #expect(session.variants == ["exp": "control"])
+        // Exposure when seen (issue 32): nothing at start; once when the app shows the variant.
+        #expect(sink.events.filter { $0.kind == .experimentExposure }.isEmpty)
+        try session.next()
+        #expect(try session.exposed(to: "exp"))
+        #expect(try !session.exposed(to: "exp"))  // once per session
+        #expect(try !session.exposed(to: "off"))  // not enrolled: nothing to record
         let exposures = sink.events.filter { $0.kind == .experimentExposure }
         #expect(exposures.map(\.name) == ["exp"])
+        #expect(exposures.first?.properties["variant"] == "control")
+        #expect(exposures.first?.seq == 5)  // after session_started, step_viewed, step_completed, step_viewed
+
+        // At start when the app asks for it: right after session_started, and not again when seen.
+        let atStart = RecordingSink()
+        let early = try OnboardingSession.start(
+            flow: flow, user: "a", experiments: [experiment], exposure: .atStart, sink: atStart,
+            clock: OnboardingSessionTests.fixedClock)
+        #expect(atStart.events.map(\.kind).prefix(2) == [.sessionStarted, .experimentExposure])
+        #expect(try !early.exposed(to: "exp"))
+        #expect(atStart.events.filter { $0.kind == .experimentExposure }.count == 1)
     }
 }

@@ -20,7 +20,7 @@ import Testing
         let session = try OnboardingSession.start(
             flow: Self.flow("health-study"), user: "u1",
             context: ["healthDataAvailable": false, "notificationsAuthorized": false],
-            variants: ["welcome-copy": "b"], sink: sink, clock: Self.fixedClock)
+            variants: ["welcome-copy": "b"], exposure: .atStart, sink: sink, clock: Self.fixedClock)
         #expect(session.currentStep?.id == "welcome")
         try session.next()
         #expect(session.currentStep?.id == "modules")

@@ -59,15 +59,16 @@
             progress = navigator.progress
         }
 
-        /// Starts a session (see ``OnboardingSession/start(flow:catalog:user:context:variants:sink:clock:random:)``)
+        /// Starts a session (see ``OnboardingSession/start(flow:catalog:user:context:variants:exposure:sink:clock:random:)``)
         /// and a model over it.
         /// - Throws: `FlowError` when the flow cannot start, `EventValidationError` for invalid input.
         public convenience init(
             flow: FlowDefinition, catalog: FlowCatalog? = nil, user: String, context: [String: JSONValue] = [:],
-            variants: [String: String] = [:], sink: any EventSink
+            variants: [String: String] = [:], exposure: ExposureTiming = .whenSeen, sink: any EventSink
         ) throws {
             let session = try OnboardingSession.start(
-                flow: flow, catalog: catalog, user: user, context: context, variants: variants, sink: sink)
+                flow: flow, catalog: catalog, user: user, context: context, variants: variants, exposure: exposure,
+                sink: sink)
             self.init(session: session)
         }
 

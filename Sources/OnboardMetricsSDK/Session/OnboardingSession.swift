@@ -31,17 +31,22 @@ public final class OnboardingSession: Sendable {
         var ids = UUIDv7Generator()
         var random: AnyRandomNumberGenerator
         var seq = 0
+        /// Experiments whose exposure this session recorded.
+        var exposed: Set<String> = []
     }
 
-    /// Starts a session: records `session_started` (with the context), any experiment exposures,
-    /// and the view of the first step whose condition holds.
+    /// Starts a session: records `session_started` (with the context), the experiment exposures
+    /// when `exposure` is ``ExposureTiming/atStart``, and the view of the first step whose
+    /// condition holds.
     /// - Parameters:
     ///   - flow: the flow definition (e.g. loaded from examples/flows).
     ///   - catalog: the flows that hand-offs may enter.
     ///   - user: the user's id.
     ///   - context: attributes known at start (`platform`, `appVersion`, `healthDataAvailable`, ...).
     ///   - variants: experiment key → variant already assigned to this user (see the experiments
-    ///     issue's `Assignment`); one `experiment_exposure` is recorded per entry.
+    ///     issue's `Assignment`).
+    ///   - exposure: when each variant's `experiment_exposure` is recorded: as the app shows it
+    ///     (``exposed(to:)``, the default) or at once.
     ///   - sink: where events go, usually an `EventRecorder`.
     ///   - clock: the time source for `occurred_at`.
     ///   - random: randomness for the session and event ids (a seeded generator gives
@@ -49,22 +54,43 @@ public final class OnboardingSession: Sendable {
     /// - Throws: `FlowError` when the flow cannot start, `EventValidationError` for invalid input.
     public static func start(
         flow: FlowDefinition, catalog: FlowCatalog? = nil, user: String, context: [String: JSONValue] = [:],
-        variants: [String: String] = [:], sink: any EventSink, clock: @escaping @Sendable () -> Date = { Date() },
+        variants: [String: String] = [:], exposure: ExposureTiming = .whenSeen, sink: any EventSink,
+        clock: @escaping @Sendable () -> Date = { Date() },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws -> OnboardingSession {
         let session = OnboardingSession(
             flow: flow, catalog: catalog, user: user, context: context, variants: variants, sink: sink, clock: clock,
             random: random)
-        try session.move { navigator in
-            var drafts = try navigator.start()
+        try session.moveState { state in
+            var drafts = try state.navigator.start()
+            guard exposure == .atStart else { return drafts }
             // Exposures right after session_started, before the first step is viewed.
-            let exposures = variants.keys.sorted().flatMap { key in
-                navigator.exposure(experiment: key, variant: variants[key] ?? "")
+            let keys = variants.keys.sorted()
+            let exposures = keys.flatMap { key in
+                state.navigator.exposure(experiment: key, variant: variants[key] ?? "")
             }
+            state.exposed.formUnion(keys)
             drafts.insert(contentsOf: exposures, at: min(1, drafts.count))
             return drafts
         }
         return session
+    }
+
+    /// Records that the user now sees this session's variant of `experimentKey`, once per session
+    /// (later calls, and calls for experiments the user is not in, record nothing). Call it where
+    /// the variant is rendered, e.g. in the step view's `onAppear`.
+    /// - Returns: whether an exposure was recorded now.
+    /// - Throws: `EventValidationError` when the sink refuses the event.
+    @discardableResult
+    public func exposed(to experimentKey: String) throws -> Bool {
+        guard let variant = variants[experimentKey] else { return false }
+        var recorded = false
+        try moveState { state in
+            guard state.exposed.insert(experimentKey).inserted else { return [] }
+            recorded = true
+            return state.navigator.exposure(experiment: experimentKey, variant: variant)
+        }
+        return recorded
     }
 
     private init(
@@ -146,9 +172,14 @@ public final class OnboardingSession: Sendable {
     /// sink together (``EventSink/record(contentsOf:)`` validates all before recording any), so a
     /// move that throws records nothing and leaves the position and `seq` unchanged.
     private func move(_ transition: (inout FlowNavigator) throws -> [EventDraft]) throws {
+        try moveState { try transition(&$0.navigator) }
+    }
+
+    /// ``move(_:)`` over the whole state (the navigator and what the session remembers).
+    private func moveState(_ transition: (inout State) throws -> [EventDraft]) throws {
         try state.withLock { state in
             var next = state
-            let drafts = try transition(&next.navigator)
+            let drafts = try transition(&next)
             let now = clock()
             var events: [Event] = []
             events.reserveCapacity(drafts.count)

@@ -23,6 +23,10 @@ enum Journey: Int, CaseIterable {
                 model.goTo("consent")  // the code's declared jump
             }
             while let step = model.currentStep {
+                if step.id == "consent" {
+                    // The consent copy is the experiment's variant: exposed when its step is on screen.
+                    try model.session.exposed(to: "consent-copy")
+                }
                 if step.id == "account" {
                     model.complete()
                 } else if model.canSkip, variant % 2 == 1 {
