@@ -18,8 +18,8 @@ import Testing
 
     @Test func theModelPublishesPositionSkippabilityAndProgress() throws {
         let sink = RecordingSink()
-        let model = try OnboardingModel(
-            flow: Self.flow, user: "u1", context: ["healthDataAvailable": false], sink: sink)
+        let model = OnboardingModel(flow: Self.flow, user: "u1", context: ["healthDataAvailable": false], sink: sink)
+        model.start()
         #expect(model.currentStep?.id == "welcome")
         #expect(model.progress == FlowNavigator.Progress(total: 3, done: 0))
         #expect(!model.canSkip)
@@ -48,7 +48,8 @@ import Testing
 
     @Test func aRefusedMoveIsKeptInLastErrorAndChangesNothing() throws {
         let sink = RecordingSink()
-        let model = try OnboardingModel(flow: Self.flow, user: "u2", context: [:], sink: sink)
+        let model = OnboardingModel(flow: Self.flow, user: "u2", context: [:], sink: sink)
+        model.start()
         let before = sink.events.count
         model.skip()  // welcome is not skippable
         #expect((model.lastError as? FlowError)?.code == .notSkippable)
@@ -59,7 +60,8 @@ import Testing
     }
 
     @Test func viewsReadingTheStepAreToldWhenAMoveChangesIt() throws {
-        let model = try OnboardingModel(flow: Self.flow, user: "u3", sink: RecordingSink())
+        let model = OnboardingModel(flow: Self.flow, user: "u3", sink: RecordingSink())
+        model.start()
         let changed = LockedBox(false)
         // What SwiftUI does for a view's body: track the properties it reads.
         withObservationTracking {
@@ -71,5 +73,27 @@ import Testing
         #expect(!changed.withLock { $0 })
         model.next()
         #expect(changed.withLock { $0 })
+    }
+
+    /// Issue 32: the model recorded `session_started` in its initializer, and SwiftUI evaluates a
+    /// `@State` initializer on every init of the view — phantom sessions.
+    @Test func makingTheModelRecordsNothingUntilItStartsAndItStartsOnce() throws {
+        let sink = RecordingSink()
+        // A view initialised five times: five models, only the kept one is started.
+        let models = (0..<5).map { _ in OnboardingModel(flow: Self.flow, user: "u4", sink: sink) }
+        #expect(sink.events.isEmpty)
+        let model = models[0]
+        #expect(model.status == .notStarted && model.currentStep == nil && model.session == nil)
+        #expect(model.progress.done == 0)
+        // A move before the start is refused, and records nothing.
+        model.next()
+        #expect((model.lastError as? FlowError)?.code == .notRunning)
+        #expect(sink.events.isEmpty)
+        model.start()
+        model.start()  // the view appearing again
+        #expect(model.lastError == nil)
+        #expect(sink.transcript == ["session_started", "step_viewed welcome"])
+        #expect(model.currentStep?.id == "welcome" && model.status == .running)
+        #expect(Set(sink.events.map(\.sessionID)).count == 1)
     }
 }

@@ -13,25 +13,34 @@
     /// in ``lastError`` for the view to show; the methods never throw, so a button's action can
     /// call them directly.
     ///
+    /// Creating the model records nothing: SwiftUI may evaluate a `@State` initializer on every
+    /// init of the view and keep only the first model, so the session starts in ``start()``,
+    /// called from `.task` (or `onAppear`) once the onboarding is on screen. Only a started model
+    /// records.
+    ///
     /// ```swift
-    /// @State var onboarding = try OnboardingModel(
+    /// @State private var onboarding = OnboardingModel(
     ///     flow: flow, user: userID, context: ["platform": "ios"], sink: transport)
     ///
     /// var body: some View {
-    ///     if let step = onboarding.currentStep {
-    ///         StepView(step: step)
-    ///         ProgressView(value: onboarding.progress.fraction)
-    ///         Button("Continue") { onboarding.next() }
-    ///         if onboarding.canSkip { Button("Skip") { onboarding.skip() } }
+    ///     VStack {
+    ///         if let step = onboarding.currentStep {
+    ///             StepView(step: step)
+    ///             ProgressView(value: onboarding.progress.fraction)
+    ///             Button("Continue") { onboarding.next() }
+    ///             if onboarding.canSkip { Button("Skip") { onboarding.skip() } }
+    ///         }
     ///     }
+    ///     .task { onboarding.start() }
     /// }
     /// ```
     @available(iOS 17, macOS 14, tvOS 17, watchOS 10, visionOS 1, *)
     @MainActor
     @Observable
     public final class OnboardingModel {
-        /// The session the model drives (its ids, variants, and the moves not mirrored here).
-        public let session: OnboardingSession
+        /// The session the model drives (its ids, variants, and the moves not mirrored here);
+        /// `nil` until ``start()``.
+        public private(set) var session: OnboardingSession?
         /// The step on screen; `nil` once the flow finished.
         public private(set) var currentStep: Step?
         /// Running, completed or abandoned.
@@ -48,9 +57,13 @@
         /// Whether the user finished the flow.
         public var isCompleted: Bool { status == .completed }
 
+        /// What ``start()`` starts, for a model made before its session.
+        private let pending: (@Sendable () throws -> OnboardingSession)?
+
         /// A model over a session the app started itself.
         public init(session: OnboardingSession) {
             self.session = session
+            pending = nil
             let navigator = session.navigatorSnapshot
             currentStep = navigator.isFinished ? nil : navigator.currentStep
             status = navigator.status
@@ -59,18 +72,43 @@
             progress = navigator.progress
         }
 
-        /// Starts a session (see ``OnboardingSession/start(flow:catalog:user:context:variants:exposure:sink:clock:random:)``)
-        /// and a model over it.
-        /// - Throws: `FlowError` when the flow cannot start, `EventValidationError` for invalid input.
-        public convenience init(
+        /// A model whose session ``start()`` starts (see
+        /// ``OnboardingSession/start(flow:catalog:user:context:variants:exposure:sink:clock:random:)``).
+        /// Nothing is recorded until then: ``status`` is `notStarted` and ``currentStep`` `nil`.
+        public init(
             flow: FlowDefinition, catalog: FlowCatalog? = nil, user: String, context: [String: JSONValue] = [:],
             variants: [String: String] = [:], exposure: ExposureTiming = .whenSeen, sink: any EventSink
-        ) throws {
-            let session = try OnboardingSession.start(
-                flow: flow, catalog: catalog, user: user, context: context, variants: variants, exposure: exposure,
-                sink: sink)
-            self.init(session: session)
+        ) {
+            pending = {
+                try OnboardingSession.start(
+                    flow: flow, catalog: catalog, user: user, context: context, variants: variants,
+                    exposure: exposure, sink: sink)
+            }
+            let navigator = FlowNavigator(flow: flow, catalog: catalog, context: context)
+            currentStep = nil
+            status = navigator.status
+            canSkip = false
+            canGoBack = false
+            progress = navigator.progress
         }
+
+        /// Starts the session: records `session_started` and the first step's view. Once only:
+        /// later calls (a view appearing again) record nothing. A flow that cannot start leaves
+        /// the model unstarted with the reason in ``lastError``.
+        public func start() {
+            guard session == nil, let pending else { return }
+            do {
+                session = try pending()
+                lastError = nil
+            } catch {
+                lastError = error
+            }
+            publish()
+        }
+
+        /// Records that the user now sees this session's variant of `experimentKey` (once per
+        /// session; see ``OnboardingSession/exposed(to:)``).
+        public func exposed(to experimentKey: String) { perform { try $0.exposed(to: experimentKey) } }
 
         /// Completes the step on screen and shows the next one that applies.
         public func next() { perform { try $0.next() } }
@@ -96,13 +134,23 @@
         }
 
         private func perform(_ move: (OnboardingSession) throws -> Void) {
+            guard let session else {
+                lastError = FlowError(.notRunning, "the onboarding has not started: call start() first")
+                return
+            }
             do {
                 try move(session)
                 lastError = nil
             } catch {
                 lastError = error
             }
-            let navigator = session.navigatorSnapshot
+            publish()
+        }
+
+        /// Mirrors the session's position into the observed properties (only what changed, so
+        /// views redraw only for what they read).
+        private func publish() {
+            guard let navigator = session?.navigatorSnapshot else { return }
             let step = navigator.isFinished ? nil : navigator.currentStep
             if currentStep != step { currentStep = step }
             if status != navigator.status { status = navigator.status }

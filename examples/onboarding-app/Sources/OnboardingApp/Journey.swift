@@ -19,13 +19,15 @@ enum Journey: Int, CaseIterable {
                     "healthDataAvailable": .bool(variant % 3 != 0), "notificationsAuthorized": .bool(variant % 4 == 0),
                 ],
                 variants: ["consent-copy": variant % 2 == 0 ? "control" : "short-copy"], sink: sink)
+            model.start()  // as the onboarding view's .task would
+            try check(model)
             if variant % 5 == 0 {
                 model.goTo("consent")  // the code's declared jump
             }
             while let step = model.currentStep {
                 if step.id == "consent" {
                     // The consent copy is the experiment's variant: exposed when its step is on screen.
-                    try model.session.exposed(to: "consent-copy")
+                    model.exposed(to: "consent-copy")
                 }
                 if step.id == "account" {
                     model.complete()
@@ -42,6 +44,8 @@ enum Journey: Int, CaseIterable {
             }
         case .boardCreation:
             let model = try OnboardingModel(flow: flow("board-creation"), user: user, sink: sink)
+            model.start()  // as the onboarding view's .task would
+            try check(model)
             while let step = model.currentStep {
                 if let highlight = step.highlights.first {
                     model.highlightShown(highlight.id)
@@ -59,6 +63,8 @@ enum Journey: Int, CaseIterable {
         case .spotlight:
             let model = try OnboardingModel(
                 flow: flow("spotlight-share"), user: user, context: ["appVersion": "2.10"], sink: sink)
+            model.start()  // as the onboarding view's .task would
+            try check(model)
             model.highlightShown("share-button")
             model.highlightDismissed("share-button", reason: variant % 2 == 0 ? .actionPerformed : .closed)
             model.next()
@@ -73,6 +79,8 @@ enum Journey: Int, CaseIterable {
                     "biometricsAvailable": .bool(variant % 3 == 0), "platform": "ios", "backupAvailable": true,
                     "consentVersion": "2.0",
                 ], sink: sink)
+            model.start()  // as the onboarding view's .task would
+            try check(model)
             while model.currentStep != nil {
                 model.next()
                 try check(model)
@@ -81,6 +89,8 @@ enum Journey: Int, CaseIterable {
             let model = try OnboardingModel(
                 flow: flow("login"), catalog: catalog, user: user,
                 context: ["mfaEnabled": .bool(variant % 2 == 0), "notificationsAuthorized": false], sink: sink)
+            model.start()  // as the onboarding view's .task would
+            try check(model)
             while let step = model.currentStep {
                 if model.canSkip, variant % 3 == 0 { model.skip() } else { model.next() }
                 if step.id == "ready" { break }
