@@ -129,6 +129,14 @@ package struct EventMapping: Sendable, Hashable {
                 message.type.rawValue]
             name = identityName
             rule = events[identityName ?? ""] ?? Rule(kind: .custom)
+            // The anonymous id an identify call links to its user, as PostHog's $identify carries it:
+            // reports per user merge the two into one person (PersonLinks).
+            if message.type == .identify, let anonymous = message.anonymousID, !anonymous.isEmpty,
+                let userID = message.userID, !userID.isEmpty, anonymous != userID,
+                properties["$anon_distinct_id"] == nil
+            {
+                properties["$anon_distinct_id"] = .string(anonymous)
+            }
         }
 
         var flowID = rule.flowID

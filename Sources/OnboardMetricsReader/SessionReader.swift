@@ -24,6 +24,8 @@ public struct SessionReader: Sendable {
     /// When set, only sessions of these ``SessionBucket``s are read (a shard's own buckets, or a
     /// share of one server's for a parallel read); `nil` reads every session.
     public var buckets: [Int]?
+    /// Who is one person (``PersonLinks``, resolved): a session's user is its person's id.
+    public var people: PersonLinks?
 
     /// A reader of every event in `[since, until)`.
     public init(
@@ -110,7 +112,8 @@ public struct SessionReader: Sendable {
             }
             let (streamTime, event, offset) = try decoder.decode(row)
             try grouper.add(
-                sessionID: sessionID, userID: { row.text(2) ?? "" }, streamTime: streamTime, event: consume event,
+                sessionID: sessionID, userID: { people.map { $0.person(of: row.text(2) ?? "") } ?? row.text(2) ?? "" },
+                streamTime: streamTime, event: consume event,
                 clockOffset: offset
             ) { session in
                 statistics.sessions += 1

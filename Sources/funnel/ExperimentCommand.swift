@@ -122,7 +122,8 @@ struct ExperimentCommand: AsyncParsableCommand {
         }
         let prepared = options
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: prepared.reader, connections: read.connections
+            configuration: configuration, quiet: output.quiet, reader: prepared.reader, connections: read.connections,
+            people: per == .user
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) { ExperimentAggregator(options: prepared) }
         }

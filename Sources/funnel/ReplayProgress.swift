@@ -48,22 +48,39 @@ extension ReplayProgress {
     /// Runs a report over a deployment's sessions: `body` gets a ``ShardedReader`` over its
     /// shards — or over the coordinator itself when it has none, on `connections` connections —
     /// and the progress to report to (a bar against the row estimates of every server read).
+    /// With `people`, a session's user is its person: the identity links of every server read
+    /// are merged first (``PersonLinks``), and how many ids were merged is said on stderr.
     static func runDeployment<T: Sendable>(
         configuration: PostgresConfiguration, quiet: Bool, reader: SessionReader, connections: Int,
-        _ body: @Sendable (ShardedReader, ReplayProgress) async throws -> T
+        people: Bool = false, _ body: @Sendable (ShardedReader, ReplayProgress) async throws -> T
     ) async throws -> T {
-        let (topology, estimate) = try await BlockingIO.run {
+        let (topology, estimate, links) = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
             let topology = try ShardCatalog().loadIfMigrated(on: connection)
-            guard topology.isSharded else { return (topology, try EventStore().estimatedCount(on: connection)) }
+            var links = PersonLinks()
+            guard topology.isSharded else {
+                if people { try links.load(on: connection) }
+                return (topology, try EventStore().estimatedCount(on: connection), links)
+            }
             var estimate = 0.0
             for shard in topology.shards {
                 let shardConnection = try PostgresConnection(configuration: shard.configuration)
                 defer { shardConnection.close() }
                 estimate += try EventStore().estimatedCount(on: shardConnection)
+                // A person's links may sit on any shard (each with its session's events).
+                if people { try links.load(on: shardConnection) }
             }
-            return (topology, estimate)
+            return (topology, estimate, links)
+        }
+        var reader = reader
+        if people {
+            var resolved = links
+            resolved.resolve()
+            reader.people = resolved
+            Console(quiet: quiet).status(
+                "identity: \(resolved.mergedIDs) ids merged into \(resolved.mergedPeople) people "
+                    + "(identify and alias calls)")
         }
         let progress = ReplayProgress(quiet: quiet, estimate: estimate)
         defer { progress.finish() }

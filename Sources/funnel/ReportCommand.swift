@@ -86,7 +86,8 @@ struct ReportCommand: AsyncParsableCommand {
                 steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
                 window: options.window, unit: options.unit)
             let report = try await ReplayProgress.runDeployment(
-                configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+                configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections,
+                people: options.unit == .user
             ) { sharded, progress in
                 try await sharded.report(progress: progress.update) { AdHocFunnelAggregator(funnel: funnel) }
             }
@@ -99,7 +100,8 @@ struct ReportCommand: AsyncParsableCommand {
                 since: reader.since, until: reader.until, closeAfter: reader.closeAfter,
                 closeFinishedAfter: options.inactivity)
             let report = try await ReplayProgress.runDeployment(
-                configuration: configuration, quiet: output.quiet, reader: finishedEarly, connections: read.connections
+                configuration: configuration, quiet: output.quiet, reader: finishedEarly, connections: read.connections,
+                people: options.unit == .user
             ) { sharded, progress in
                 try await sharded.report(progress: progress.update) {
                     FunnelAggregator(flow: definition, options: funnelOptions, now: Date())
