@@ -52,7 +52,8 @@ let package = Package(
         ),
 
         // MARK: The app side (Foundation only)
-        .target(name: "OnboardMetricsSDK"),
+        // The privacy manifest Apple requires of SDKs (what it collects, the required-reason APIs).
+        .target(name: "OnboardMetricsSDK", resources: [.copy("Resources/PrivacyInfo.xcprivacy")]),
         .target(name: "OnboardMetricsTesting", dependencies: ["OnboardMetricsSDK"]),
 
         // MARK: The server side, bottom to top: each target imports only the ones above it here.

@@ -34,7 +34,8 @@ public final class HTTPTransport: Sendable {
         /// The app key, sent as `Authorization: Bearer {appKey}`.
         public var appKey: String
         /// The folder of the on-disk queue. One transport at a time may use a folder.
-        /// Default: `OnboardMetrics/outbox` in the app's Application Support folder.
+        /// Default: `OnboardMetrics/APP/outbox-HASH` in the app's Application Support folder
+        /// (Caches on tvOS), one per app and per collector and key.
         public var queueDirectory: String
         /// Bytes the on-disk queue may hold; past it the oldest events are dropped and counted.
         /// Default 16 MiB (some 50,000 events: days of a phone's events while offline).
@@ -72,14 +73,53 @@ public final class HTTPTransport: Sendable {
         public init(endpoint: URL, appKey: String, queueDirectory: String? = nil) {
             self.endpoint = endpoint
             self.appKey = appKey
-            self.queueDirectory = queueDirectory ?? Self.defaultQueueDirectory
+            if let queueDirectory {
+                self.queueDirectory = queueDirectory
+            } else {
+                let base = Self.storageBase
+                let app = Bundle.main.bundleIdentifier ?? ProcessInfo.processInfo.processName
+                let folder = Self.defaultQueueDirectory(base: base, app: app, endpoint: endpoint, appKey: appKey)
+                Self.adoptLegacyOutbox(base: base, into: folder)
+                self.queueDirectory = folder.path
+            }
         }
 
-        static var defaultQueueDirectory: String {
-            let base =
-                FileManager.default.urls(for: .applicationSupportDirectory, in: .userDomainMask).first
+        /// Where the SDK keeps its files: Application Support, or Caches on tvOS (an Apple TV
+        /// lets apps write nothing else). The tvOS branch is not compiled on this project's CI.
+        static var storageBase: URL {
+            #if os(tvOS)
+                let kind = FileManager.SearchPathDirectory.cachesDirectory
+            #else
+                let kind = FileManager.SearchPathDirectory.applicationSupportDirectory
+            #endif
+            return FileManager.default.urls(for: kind, in: .userDomainMask).first
                 ?? FileManager.default.temporaryDirectory
-            return base.appendingPathComponent("OnboardMetrics/outbox").path
+        }
+
+        /// `OnboardMetrics/APP/outbox-HASH` under `base`: one folder per app (non-sandboxed macOS
+        /// apps share Application Support) and per collector and key (two transports in one
+        /// process would otherwise collide on the folder's lock). The key is hashed, never written.
+        static func defaultQueueDirectory(base: URL, app: String, endpoint: URL, appKey: String) -> URL {
+            let safeApp = String(
+                app.unicodeScalars.map { scalar -> Character in
+                    scalar.isASCII
+                        && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
+                        ? Character(scalar) : "_"
+                })
+            let transport = String(
+                CRC32.checksum(Array("\(endpoint.absoluteString)\u{1F}\(appKey)".utf8)), radix: 16)
+            return base.appendingPathComponent(
+                "OnboardMetrics/\(safeApp.isEmpty ? "app" : safeApp)/outbox-\(transport)")
+        }
+
+        /// Moves the outbox of earlier versions (`OnboardMetrics/outbox`) to `folder` when only the
+        /// old one exists, so an update sends what the previous version left.
+        static func adoptLegacyOutbox(base: URL, into folder: URL) {
+            let legacy = base.appendingPathComponent("OnboardMetrics/outbox")
+            let files = FileManager.default
+            guard files.fileExists(atPath: legacy.path), !files.fileExists(atPath: folder.path) else { return }
+            try? files.createDirectory(at: folder.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try? files.moveItem(at: legacy, to: folder)
         }
     }
 
