@@ -53,8 +53,6 @@ public struct RecordedEvent: Sendable, Hashable {
     /// The time as a date.
     public var date: Date { Date(timeIntervalSince1970: Double(time) / 1_000_000) }
 
-    /// Microseconds since 1970.
-    public static func microseconds(_ date: Date) -> Int64 {
-        Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-    }
+    /// Microseconds since 1970 (the event format's one conversion, `Timestamp.microseconds`).
+    public static func microseconds(_ date: Date) -> Int64 { Timestamp.microseconds(date) }
 }

@@ -20,11 +20,6 @@ enum IngestSpoolFolder {
         } else {
             state = ".onboardmetrics"
         }
-        // A database name may hold any character: keep a folder name of safe ones.
-        let name = String(
-            identity.database.unicodeScalars.map {
-                CharacterSet.alphanumerics.contains($0) && $0.isASCII || $0 == "_" || $0 == "-" ? Character($0) : "_"
-            })
-        return "\(state)/ingest-spool/\(identity.systemIdentifier)-\(name)"
+        return "\(state)/ingest-spool/\(identity.folderName)"
     }
 }

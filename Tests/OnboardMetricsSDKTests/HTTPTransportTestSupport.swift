@@ -101,15 +101,24 @@ enum HTTPTransportFixtures {
     static let start = Date(timeIntervalSince1970: 1_792_567_680)  // 2026-10-21T07:28:00Z
 
     static func accept(_ batch: HTTPTransportSentBatch, rejecting rejected: Set<Int> = []) -> BatchPoster.Reply {
-        let results = batch.events.enumerated().map { index, event in
+        (200, ["content-type": "application/json"], acceptedBody(batch.events, rejecting: rejected))
+    }
+
+    /// A collector's `200` body accepting every event but those at `rejected` (user_id missing).
+    static func acceptedBody(_ events: [Event], rejecting rejected: Set<Int>) -> Data {
+        let results = events.enumerated().map { index, event in
             rejected.contains(index)
                 ? BatchResponse.Result(
                     index: index, eventID: event.eventID, status: .rejected,
                     error: .init(code: "missing", field: "user_id", reason: "is empty"))
                 : BatchResponse.Result(index: index, eventID: event.eventID, status: .accepted)
         }
-        let body = (try? JSONEncoder().encode(BatchResponse(results: results))) ?? Data()
-        return (200, ["content-type": "application/json"], body)
+        return (try? JSONEncoder().encode(BatchResponse(results: results))) ?? Data()
+    }
+
+    /// A collector's error body.
+    static func failureBody(code: String, message: String) -> Data {
+        (try? JSONEncoder().encode(CollectorErrorResponse(code: code, message: message))) ?? Data()
     }
 }
 
@@ -141,8 +150,7 @@ extension HTTPTransportTestCase {
     }
 
     static func failure(_ status: Int, code: String, message: String, headers: [String: String] = [:]) -> Reply {
-        let body = (try? JSONEncoder().encode(CollectorErrorResponse(code: code, message: message))) ?? Data()
-        return (status, headers, body)
+        (status, headers, HTTPTransportFixtures.failureBody(code: code, message: message))
     }
 
     static func configuration(

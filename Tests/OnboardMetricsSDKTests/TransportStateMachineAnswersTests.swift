@@ -6,19 +6,6 @@ import Testing
 /// What each answer of the collector does, driven through ``TransportStateMachine`` alone: the
 /// verdict on the batch, the delay before the next attempt, the counters and the log lines.
 @Suite struct TransportStateMachineAnswersTests: TransportStateMachineTestCase {
-    /// A machine with `count` events on disk that a waiting flush asks to send; the batch the
-    /// worker will take, and the flush's id.
-    static func queued(
-        _ count: Int, _ edit: (inout HTTPTransport.Configuration) -> Void = { _ in }
-    ) -> (machine: Machine, batch: TransportBatch, flush: Machine.WaiterID?) {
-        var machine = Self.machine(edit)
-        let events = Self.events(count)
-        _ = machine.record(events, now: t0)
-        let flush = Self.waitingFlush(&machine, now: t0)
-        Self.persist(&machine, now: t0)
-        return (machine, Self.batch(events), flush)
-    }
-
     /// A network failure with a known description.
     struct Offline: LocalizedError {
         var errorDescription: String? { "the network is down" }

@@ -11,6 +11,19 @@ extension TransportStateMachineTestCase {
     typealias Machine = TransportStateMachine
     typealias Outcome = Result<BatchPoster.Reply, any Error>
 
+    /// A machine with `count` events on disk that a waiting flush asks to send; the batch the
+    /// worker will take, and the flush's id.
+    static func queued(
+        _ count: Int, _ edit: (inout HTTPTransport.Configuration) -> Void = { _ in }
+    ) -> (machine: Machine, batch: TransportBatch, flush: Machine.WaiterID?) {
+        var machine = Self.machine(edit)
+        let events = Self.events(count)
+        _ = machine.record(events, now: t0)
+        let flush = Self.waitingFlush(&machine, now: t0)
+        Self.persist(&machine, now: t0)
+        return (machine, Self.batch(events), flush)
+    }
+
     /// 2026-10-21T07:28:00Z.
     static var t0: Date { Date(timeIntervalSince1970: 1_792_567_680) }
 
@@ -58,21 +71,14 @@ extension TransportStateMachineTestCase {
     static func failure(
         _ status: Int, code: String, message: String, headers: [String: String] = [:]
     ) -> Outcome {
-        let body = (try? JSONEncoder().encode(CollectorErrorResponse(code: code, message: message))) ?? Data()
-        return reply(status, headers: headers, body: body)
+        reply(status, headers: headers, body: HTTPTransportFixtures.failureBody(code: code, message: message))
     }
 
     /// A `200` whose results accept every event of `batch` but those at `rejected`.
     static func accepted(_ batch: TransportBatch, rejecting rejected: Set<Int> = []) -> Outcome {
-        let results = batch.events.enumerated().map { index, event in
-            rejected.contains(index)
-                ? BatchResponse.Result(
-                    index: index, eventID: event.eventID, status: .rejected,
-                    error: .init(code: "missing", field: "user_id", reason: "is empty"))
-                : BatchResponse.Result(index: index, eventID: event.eventID, status: .accepted)
-        }
-        let body = (try? JSONEncoder().encode(BatchResponse(results: results))) ?? Data()
-        return reply(200, headers: ["content-type": "application/json"], body: body)
+        reply(
+            200, headers: ["content-type": "application/json"],
+            body: HTTPTransportFixtures.acceptedBody(batch.events, rejecting: rejected))
     }
 
     /// Plays the worker's disk write: expects the machine to ask for one at `now`, and reports

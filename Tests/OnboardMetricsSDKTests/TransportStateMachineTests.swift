@@ -28,12 +28,10 @@ import Testing
     }
 
     @Test func aFlushIsResumedFalseAfterAFailedAttemptAndTheNextOneCutsTheBackoffShort() throws {
-        var machine = Self.machine()
-        let events = Self.events(2)
-        _ = machine.record(events, now: Self.t0)
-        let id = try #require(Self.waitingFlush(&machine, now: Self.t0))
-        Self.persist(&machine, now: Self.t0)
-        let batch = Self.batch(events)
+        let start = Self.queued(2)
+        var machine = start.machine
+        let id = try #require(start.flush)
+        let batch = start.batch
         let (plan, actions) = try #require(
             Self.exchange(
                 &machine, batch, answer: Self.failure(503, code: "unavailable", message: "down"), now: Self.t0))
@@ -290,12 +288,10 @@ import Testing
     }
 
     @Test func shutdownWaitsForTheRequestInFlight() throws {
-        var machine = Self.machine()
-        let events = Self.events(2)
-        _ = machine.record(events, now: Self.t0)
-        let id = try #require(Self.waitingFlush(&machine, now: Self.t0))
-        Self.persist(&machine, now: Self.t0)
-        let batch = Self.batch(events)
+        let start = Self.queued(2)
+        var machine = start.machine
+        let id = try #require(start.flush)
+        let batch = start.batch
         let plan = try #require(Self.post(&machine, batch, answer: Self.accepted(batch), now: Self.t0))
         machine.close()
         guard case .waiting(let stopID, _) = machine.stop() else {

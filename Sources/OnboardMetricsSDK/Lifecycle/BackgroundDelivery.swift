@@ -25,19 +25,21 @@ public final class BackgroundDelivery: Sendable {
     ///   settled by the server.
     @discardableResult
     public func appDidEnterBackground() -> Task<Bool, Never> {
-        // The token is given back exactly once: by the flush's end or by the expiration.
-        let ended = LockedBox(false)
+        // The token is given back exactly once, by the flush's end or by the expiration: whoever
+        // takes it out of the box first ends it (an expiration before `begin` returned finds
+        // nothing, and the flush's end gives it back).
         let token = LockedBox<Int?>(nil)
         let tasks = tasks
         let end: @Sendable () -> Void = {
-            let value: Int? = ended.withLock { done in
-                guard !done, let value = token.withLock({ $0 }) else { return nil }
-                done = true
-                return value
+            if let taken = token.withLock({ held -> Int? in
+                defer { held = nil }
+                return held
+            }) {
+                tasks.end(taken)
             }
-            if let value { tasks.end(value) }
         }
-        token.withLock { $0 = tasks.begin("onboardmetrics.flush", expiration: end) }
+        let begun = tasks.begin("onboardmetrics.flush", expiration: end)
+        token.withLock { $0 = begun }
         let transport = transport
         return Task {
             let flushed = await transport.flush()

@@ -100,12 +100,7 @@ public final class HTTPTransport: Sendable {
         /// apps share Application Support) and per collector and key (two transports in one
         /// process would otherwise collide on the folder's lock). The key is hashed, never written.
         static func defaultQueueDirectory(base: URL, app: String, endpoint: URL, appKey: String) -> URL {
-            let safeApp = String(
-                app.unicodeScalars.map { scalar -> Character in
-                    scalar.isASCII
-                        && (CharacterSet.alphanumerics.contains(scalar) || "._-".unicodeScalars.contains(scalar))
-                        ? Character(scalar) : "_"
-                })
+            let safeApp = FileName.safe(app, keeping: "._-")
             let transport = String(
                 CRC32.checksum(Array("\(endpoint.absoluteString)\u{1F}\(appKey)".utf8)), radix: 16)
             return base.appendingPathComponent(

@@ -1,4 +1,5 @@
 import OnboardMetricsPostgres
+import OnboardMetricsSDK
 
 /// Which database a connection reached, whatever URL spelled it: the server's system identifier
 /// (fixed at `initdb`) and the database's name. Two URLs that differ only in spelling, a
@@ -17,6 +18,10 @@ public struct DatabaseIdentity: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { "database \(database) of the server \(systemIdentifier)" }
+
+    /// The identity as one path component, `SYSTEM-DATABASE` (a database name may hold any
+    /// character: only safe ones are kept).
+    public var folderName: String { "\(systemIdentifier)-\(FileName.safe(database, keeping: "_-"))" }
 
     /// The identity of the database `connection` is connected to.
     /// - Throws: `PostgresError`.

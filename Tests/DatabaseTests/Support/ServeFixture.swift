@@ -35,12 +35,6 @@ struct ServeFixture {
     }
 
     func storedEvents() async throws -> [UUID: (sentAt: Date?, receivedAt: Date?)] {
-        try await TestDatabase.withConnection(configuration) { connection in
-            var stored: [UUID: (Date?, Date?)] = [:]
-            for row in try connection.query("SELECT event_id, sent_at, received_at FROM events") {
-                if let id = row["event_id"].uuid { stored[id] = (row["sent_at"].date, row["received_at"].date) }
-            }
-            return stored
-        }
+        try await TestDatabase.storedStamps(configuration)
     }
 }

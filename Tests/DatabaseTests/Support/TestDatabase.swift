@@ -52,6 +52,19 @@ enum TestDatabase {
     }
 
     /// Runs `body` with a new connection to `configuration`, on a blocking-work thread.
+    /// Every stored event's `sent_at` and `received_at`, by event id (what the collector tests check).
+    static func storedStamps(
+        _ configuration: PostgresConfiguration
+    ) async throws -> [UUID: (sentAt: Date?, receivedAt: Date?)] {
+        try await withConnection(configuration) { connection in
+            var stored: [UUID: (Date?, Date?)] = [:]
+            for row in try connection.query("SELECT event_id, sent_at, received_at FROM events") {
+                if let id = row["event_id"].uuid { stored[id] = (row["sent_at"].date, row["received_at"].date) }
+            }
+            return stored
+        }
+    }
+
     static func withConnection<T: Sendable>(
         _ configuration: PostgresConfiguration, _ body: @escaping @Sendable (PostgresConnection) throws -> T
     ) async throws -> T {
