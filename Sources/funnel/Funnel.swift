@@ -22,6 +22,7 @@ struct Funnel: AsyncParsableCommand {
             GenerateCommand.self,
             ReportCommand.self,
             TrendsCommand.self,
+            RetentionCommand.self,
             CompareCommand.self,
             ConformanceCommand.self,
             DiscoveryCommand.self,

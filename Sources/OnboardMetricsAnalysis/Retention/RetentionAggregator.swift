@@ -1,0 +1,95 @@
+import Foundation
+import OnboardMetricsReader
+import OnboardMetricsSDK
+
+/// Collects, per person, their onboarding sessions of the flow (replayed as the flow funnel
+/// replays them), their first exposure to the grouping experiment and the times of all their
+/// events, then counts a ``RetentionReport``.
+///
+/// A person's sessions may come from any source or shard, so the whole per-person record is kept
+/// until the read ends (eight bytes per event read) and merged by person.
+public struct RetentionAggregator: Sendable {
+    /// One onboarding session of the flow, replayed.
+    struct Onboarding: Sendable {
+        var start: Int64
+        var state: FunnelUnitState
+        var flowVersion: Int?
+        /// The session's own first exposure to the grouping experiment's variant.
+        var variant: String?
+    }
+
+    /// What is kept per person.
+    struct Person: Sendable {
+        var onboardings: [Onboarding] = []
+        /// Times of every event read of the person, microseconds since 1970; sorted at the end.
+        var times: [Int64] = []
+        /// The person's earliest exposure to the grouping experiment (time, variant).
+        var exposure: (time: Int64, variant: String)?
+    }
+
+    let flow: FlowDefinition
+    let options: RetentionOptions
+    let replay: FunnelReplay
+    var selection: SessionSelection
+    var people: [String: Person] = [:]
+    /// The newest event time read; `Int64.min` before any.
+    var newest = Int64.min
+
+    /// An empty aggregate. `now` is the outcome's report end when `options.until` is `nil` (as for
+    /// `funnel report`), so that the outcome groups are the flow funnel's.
+    public init(flow: FlowDefinition, options: RetentionOptions, now: Date) {
+        self.flow = flow
+        self.options = options
+        var funnel = FunnelOptions()
+        funnel.window = options.window
+        funnel.inactivity = options.inactivity
+        self.replay = FunnelReplay(
+            flow: flow, options: funnel, reportEnd: RecordedEvent.microseconds(options.until ?? now))
+        self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
+    }
+
+    var experiment: String? {
+        if case .variant(let key) = options.grouping { return key }
+        return nil
+    }
+
+    public mutating func add(_ session: RecordedSession) {
+        guard let last = session.events.last else { return }
+        newest = max(newest, last.time)
+        var person = people.removeValue(forKey: session.userID) ?? Person()
+        person.times.append(contentsOf: session.events.lazy.map(\.time))
+        var sessionVariant: String?
+        if let experiment,
+            let exposure = session.events.first(where: { $0.kind == .experimentExposure && $0.name == experiment }),
+            let variant = exposure.properties["variant"]?.stringValue
+        {
+            sessionVariant = variant
+            person.offer(exposure: (exposure.time, variant))
+        }
+        if selection.accepts(session) {
+            person.onboardings.append(
+                Onboarding(
+                    start: session.startTime, state: replay.replay(session), flowVersion: session.flowVersion,
+                    variant: sessionVariant))
+        }
+        people[session.userID] = person
+    }
+}
+
+extension RetentionAggregator.Person {
+    /// Keeps the earlier exposure (on a tie, the smaller variant name, so merging in any order agrees).
+    mutating func offer(exposure other: (time: Int64, variant: String)) {
+        guard let current = exposure else {
+            exposure = other
+            return
+        }
+        if (other.time, other.variant) < (current.time, current.variant) { exposure = other }
+    }
+
+    /// Adds the record of the same person read elsewhere.
+    mutating func merge(_ other: Self) {
+        onboardings.append(contentsOf: other.onboardings)
+        times.append(contentsOf: other.times)
+        if let exposure = other.exposure { offer(exposure: exposure) }
+    }
+}
