@@ -23,6 +23,7 @@ struct Funnel: AsyncParsableCommand {
             ReportCommand.self,
             TrendsCommand.self,
             RetentionCommand.self,
+            PathsCommand.self,
             CompareCommand.self,
             ConformanceCommand.self,
             DiscoveryCommand.self,

@@ -30,6 +30,8 @@ import Testing
         ],
         ["retention", "--flow", flowFile, "--days", "0,1,7"],
         ["retention", "--flow", flowFile, "--by", "variant:consent-copy", "--per", "session"],
+        ["paths", "--flow", flowFile, "--after-drop", "--step", "consent", "--per", "user"],
+        ["paths", "--flow", flowFile, "--between", "welcome,consent"],
     ]
     static let until = "2100-01-01T00:00:00Z"
     static let flowFile = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
@@ -123,7 +125,9 @@ import Testing
             #expect(sharded == expected, "\(arguments)")
         }
         // One server read on four connections, each a quarter of the buckets, gives the same.
-        for arguments in [Self.reports[1], Self.reports[6], Self.reports[8], Self.reports[11], Self.reports[12]] {
+        for arguments in [
+            Self.reports[1], Self.reports[6], Self.reports[8], Self.reports[11], Self.reports[12], Self.reports[14],
+        ] {
             let expected = try await Self.json(arguments, url: singleURL)
             let parallel = try await Self.json(arguments + ["--read-connections", "4"], url: singleURL)
             #expect(parallel == expected, "\(arguments) on 4 connections")

@@ -1,0 +1,126 @@
+import Foundation
+import OnboardMetricsReader
+
+extension PathAggregator: SessionAggregator {
+    public mutating func merge(_ other: PathAggregator) {
+        people.mergeValues(other.people) { $0.merge($1) }
+        sessionPaths.mergeValues(other.sessionPaths) { $0 += $1 }
+        selection.merge(other.selection)
+    }
+
+    /// Every unit's path, counted.
+    public mutating func report() throws -> PathReport {
+        var counts: [[String]: Int] = [:]
+        switch options.mode {
+        case .afterDrop(let step):
+            let stepIndex = step.flatMap(flow.index(of:))
+            for key in people.keys.sorted() {
+                guard var person = people[key], !person.onboardings.isEmpty else { continue }
+                person.entries.sort { $0.position < $1.position }
+                for anchor in droppedAnchors(of: person, at: stepIndex) {
+                    counts[path(after: anchor, in: person.entries), default: 0] += 1
+                }
+            }
+        case .between:
+            counts = sessionPaths
+            for person in people.values {
+                if let between = person.between { counts[between.path, default: 0] += 1 }
+            }
+        }
+        let units = counts.values.reduce(0, +)
+        let chart = Self.chart(counts)
+        let ranked = counts.sorted {
+            ($1.value, $0.key.joined(separator: "\u{1}")) < ($0.value, $1.key.joined(separator: "\u{1}"))
+        }
+        let paths = ranked.prefix(options.top).map {
+            PathReport.Path(events: $0.key, units: $0.value, share: Double($0.value) / Double(units))
+        }
+        var between: [String]?
+        var step: String?
+        switch options.mode {
+        case .afterDrop(let dropStep): step = dropStep
+        case .between(let from, let to): between = [from, to]
+        }
+        return PathReport(
+            flowID: flow.id, unit: options.unit, mode: between == nil ? "after_drop" : "between", step: step,
+            between: between, depth: options.depth, windowSeconds: options.window, since: options.since,
+            until: options.until, units: units, distinctPaths: counts.count, paths: Array(paths),
+            nodes: chart.nodes, transitions: chart.transitions)
+    }
+
+    /// Where the units a person makes dropped: per session, each dropped onboarding's last flow
+    /// event; per user, the latest onboarding's, when the person (merged) dropped.
+    private func droppedAnchors(of person: Person, at step: Int?) -> [Position] {
+        let matches = { (state: FunnelUnitState) in state.status == .dropped && (step == nil || state.lastStep == step)
+        }
+        switch options.unit {
+        case .session:
+            return person.onboardings.filter { matches($0.state) }.map(\.anchor).sorted()
+        case .user:
+            let sorted = person.onboardings.sorted { ($0.start, $0.anchor) < ($1.start, $1.anchor) }
+            guard let first = sorted.first, let last = sorted.last else { return [] }
+            var merged = first.state
+            for other in sorted.dropFirst() { merged.merge(other.state) }
+            return matches(merged) ? [last.anchor] : []
+        }
+    }
+
+    /// The labels of up to `depth` entries after `anchor` within the window, `(end)` after the
+    /// last when fewer came; `entries` sorted.
+    private func path(after anchor: Position, in entries: [Entry]) -> [String] {
+        var low = 0
+        var high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].position <= anchor { low = middle + 1 } else { high = middle }
+        }
+        var labels: [String] = []
+        var index = low
+        while index < entries.count, labels.count < options.depth,
+            entries[index].position.time <= anchor.time + windowLength
+        {
+            labels.append(entries[index].label)
+            index += 1
+        }
+        if labels.count < options.depth { labels.append("(end)") }
+        return labels
+    }
+
+    /// Units per (position, event) and per (position, event, next event), the eight most common
+    /// events of each position kept and the rest counted as `(other)`.
+    static func chart(_ counts: [[String]: Int]) -> (nodes: [PathReport.Node], transitions: [PathReport.Transition]) {
+        var perPosition: [Int: [String: Int]] = [:]
+        for (path, units) in counts {
+            for (index, label) in path.enumerated() { perPosition[index, default: [:]][label, default: 0] += units }
+        }
+        let kept = perPosition.mapValues { labels in
+            Set(labels.sorted { ($1.value, $0.key) < ($0.value, $1.key) }.prefix(8).map(\.key))
+        }
+        var nodes: [PathReport.Node: Int] = [:]
+        var links: [PathReport.Transition: Int] = [:]
+        for (path, units) in counts {
+            let named = path.enumerated().map { index, label in kept[index]?.contains(label) == true ? label : "(other)"
+            }
+            for (index, label) in named.enumerated() {
+                nodes[PathReport.Node(step: index + 1, event: label, units: 0), default: 0] += units
+            }
+            for index in named.indices.dropLast() {
+                links[
+                    PathReport.Transition(step: index + 1, from: named[index], to: named[index + 1], units: 0),
+                    default: 0] +=
+                    units
+            }
+        }
+        let sortedNodes = nodes.map { node, units in
+            var counted = node
+            counted.units = units
+            return counted
+        }.sorted { ($0.step, $1.units, $0.event) < ($1.step, $0.units, $1.event) }
+        let sortedLinks = links.map { link, units in
+            var transition = link
+            transition.units = units
+            return transition
+        }.sorted { ($0.step, $1.units, $0.from, $0.to) < ($1.step, $0.units, $1.from, $1.to) }
+        return (sortedNodes, sortedLinks)
+    }
+}

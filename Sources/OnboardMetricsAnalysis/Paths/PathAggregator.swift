@@ -1,0 +1,161 @@
+import Foundation
+import OnboardMetricsReader
+import OnboardMetricsSDK
+
+/// Collects what a ``PathReport`` needs: after a drop, every person's events (as labels) and each
+/// onboarding's replayed state and last flow event; between two steps, each unit's path.
+///
+/// A person's sessions may come from any source or shard, so after a drop the events of every
+/// person are kept until the read ends and merged by person.
+public struct PathAggregator: Sendable {
+    /// Where an event sits in a person's stream: time, then its session's start, then seq.
+    struct Position: Sendable, Hashable, Comparable {
+        var time: Int64
+        var sessionStart: Int64
+        var seq: Int
+
+        static func < (lhs: Self, rhs: Self) -> Bool {
+            (lhs.time, lhs.sessionStart, lhs.seq) < (rhs.time, rhs.sessionStart, rhs.seq)
+        }
+    }
+
+    /// One event of a person, labelled.
+    struct Entry: Sendable {
+        var position: Position
+        var label: String
+    }
+
+    /// One onboarding session of the flow.
+    struct Onboarding: Sendable {
+        var start: Int64
+        var state: FunnelUnitState
+        /// The session's last event of the flow (within the window).
+        var anchor: Position
+    }
+
+    /// What is kept per person.
+    struct Person: Sendable {
+        var entries: [Entry] = []
+        var onboardings: [Onboarding] = []
+        /// Between two steps, per user: the earliest session's path (its start, the path).
+        var between: (start: Int64, path: [String])?
+    }
+
+    let flow: FlowDefinition
+    let options: PathOptions
+    let replay: FunnelReplay
+    let windowLength: Int64
+    var selection: SessionSelection
+    var people: [String: Person] = [:]
+    /// Between two steps, per session: units per path.
+    var sessionPaths: [[String]: Int] = [:]
+
+    /// An empty aggregate; `now` is the funnel's report end when `options.until` is `nil`.
+    public init(flow: FlowDefinition, options: PathOptions, now: Date) {
+        self.flow = flow
+        self.options = options
+        var funnel = FunnelOptions()
+        funnel.window = options.window
+        funnel.inactivity = options.inactivity
+        self.replay = FunnelReplay(
+            flow: flow, options: funnel, reportEnd: RecordedEvent.microseconds(options.until ?? now))
+        self.windowLength = DurationText.microseconds(options.window)
+        self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
+    }
+
+    public mutating func add(_ session: RecordedSession) {
+        switch options.mode {
+        case .afterDrop:
+            addAfterDrop(session)
+        case .between(let from, let to):
+            guard selection.accepts(session), let path = path(of: session, from: from, to: to) else { return }
+            switch options.unit {
+            case .session:
+                sessionPaths[path, default: 0] += 1
+            case .user:
+                var person = people.removeValue(forKey: session.userID) ?? Person()
+                person.offer(between: (session.startTime, path))
+                people[session.userID] = person
+            }
+        }
+    }
+
+    private mutating func addAfterDrop(_ session: RecordedSession) {
+        let start = session.startTime
+        var person = people.removeValue(forKey: session.userID) ?? Person()
+        person.entries.reserveCapacity(person.entries.count + session.events.count)
+        for event in session.events {
+            person.entries.append(
+                Entry(
+                    position: Position(time: event.time, sessionStart: start, seq: event.seq),
+                    label: Self.label(event, flowID: flow.id)))
+        }
+        if selection.accepts(session) {
+            let last = session.events.last { $0.flowID == flow.id && $0.time <= start + windowLength }
+            let anchor = last.map { Position(time: $0.time, sessionStart: start, seq: $0.seq) }
+            person.onboardings.append(
+                Onboarding(
+                    start: start, state: replay.replay(session),
+                    anchor: anchor ?? Position(time: start, sessionStart: start, seq: -1)))
+        }
+        people[session.userID] = person
+    }
+
+    /// The session's events strictly between the first view of `from` and the first view of `to`
+    /// after it (within the window), up to the depth; `nil` when it never went from one to the other.
+    private func path(of session: RecordedSession, from: String, to: String) -> [String]? {
+        let start = session.startTime
+        var between: [String]?
+        for event in session.events {
+            guard event.time <= start + windowLength else { break }
+            let isView = event.kind == .stepViewed && (event.flowID == nil || event.flowID == flow.id)
+            if between == nil {
+                if isView, event.stepID == from { between = [] }
+                continue
+            }
+            if isView, event.stepID == to {
+                guard let found = between else { return nil }
+                return found.isEmpty ? ["(nothing)"] : found
+            }
+            if let count = between?.count, count < options.depth {
+                between?.append(Self.label(event, flowID: flow.id))
+            }
+        }
+        return nil
+    }
+
+    /// `kind:name` (see ``PathReport``).
+    static func label(_ event: RecordedEvent, flowID: String) -> String {
+        let kind = event.kind.rawValue
+        let flowPrefix = event.flowID.map { $0 == flowID ? "" : $0 + "/" } ?? ""
+        switch event.kind {
+        case .stepViewed, .stepCompleted, .stepSkipped, .stepBack:
+            return kind + ":" + flowPrefix + (event.stepID ?? "")
+        case .sessionStarted, .flowCompleted, .flowAbandoned:
+            return event.flowID.map { kind + ":" + $0 } ?? kind
+        default:
+            return event.name.map { kind + ":" + $0 } ?? kind
+        }
+    }
+}
+
+extension PathAggregator.Person {
+    /// Keeps the earlier session's path (on a tie, the smaller path, so that merging in any order agrees).
+    mutating func offer(between other: (start: Int64, path: [String])) {
+        guard let current = between else {
+            between = other
+            return
+        }
+        if (other.start, other.path.joined(separator: "\u{1}")) < (
+            current.start, current.path.joined(separator: "\u{1}")
+        ) {
+            between = other
+        }
+    }
+
+    mutating func merge(_ other: Self) {
+        entries.append(contentsOf: other.entries)
+        onboardings.append(contentsOf: other.onboardings)
+        if let between = other.between { offer(between: between) }
+    }
+}
