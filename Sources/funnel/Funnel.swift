@@ -24,6 +24,7 @@ struct Funnel: AsyncParsableCommand {
             TrendsCommand.self,
             RetentionCommand.self,
             PathsCommand.self,
+            UsersCommand.self,
             CompareCommand.self,
             ConformanceCommand.self,
             DiscoveryCommand.self,

@@ -32,6 +32,7 @@ import Testing
         ["retention", "--flow", flowFile, "--by", "variant:consent-copy", "--per", "session"],
         ["paths", "--flow", flowFile, "--after-drop", "--step", "consent", "--per", "user"],
         ["paths", "--flow", flowFile, "--between", "welcome,consent"],
+        ["users", "--flow", flowFile, "--step", "consent", "--status", "dropped", "--per", "user"],
     ]
     static let until = "2100-01-01T00:00:00Z"
     static let flowFile = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
