@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# Reports against the fastest peer that does the same job (issue 33): ClickHouse's windowFunnel,
+# in process through chdb, over the same generated events that `funnel` reads from PostgreSQL.
+# For each size: generate health-study events (generator defaults: resends, late and out-of-order
+# events, clock skew), ingest them, export the stored rows (duplicates already gone) into a
+# ClickHouse MergeTree table ordered by (session_id, time), then time in turn
+#   - ClickHouse: the ordered funnel welcome,modules,consent,account with a 7-day window,
+#     cold (first query of a new process on the stored table) and warm (best of three more);
+#   - `funnel report --steps` (the same ad-hoc funnel) and `funnel report --flow` (the flow funnel);
+#     each REPEAT times (default 3), best and median printed;
+#   - PostgreSQL's binary export of the columns a report reads (what re-reading the table costs);
+# then 1 % more events arrive (new sessions, another seed) in both stores and everything runs again.
+# The two funnels' counts must agree step for step, else the script fails. Ratios are funnel / ClickHouse
+# warm. Python packages come from a virtual environment the script makes (chdb pinned).
+# Usage: [REPEAT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repeat="${REPEAT:-3}"
+[[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "REPEAT must be a whole number from 1" >&2; exit 64; }
+sizes=("$@")
+[ "${#sizes[@]}" -gt 0 ] || sizes=(1780000 7100000)
+venv="${TMPDIR:-/tmp}/onboardmetrics-chdb-venv"
+if [ ! -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import chdb" 2>/dev/null; then
+    python3 -m venv "$venv" >&2
+    "$venv/bin/pip" install --quiet --disable-pip-version-check chdb==4.4.0 >&2
+fi
+python="$venv/bin/python"
+
+source scripts/bench/setup.sh
+best() { printf '%s\n' "$@" | sort -g | head -1; }
+median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
+steps="welcome,modules,consent,account"
+window_us=$(( 7 * 86400 * 1000000 ))
+columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetricsReader/SessionReader.swift | head -1)"
+report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "postgres $(psql -tA "$admin" -c 'SHOW server_version')   chdb $("$python" -c 'import chdb; print(chdb.__version__)')   cores $(nproc)   report end $report_end"
+
+# Appends the events of database $1 whose event_id is not yet in ClickHouse folder $2 (tracked by
+# the export file's high-water list) to ClickHouse. Exports all rows on first use, then only new sessions.
+export_to_clickhouse() {
+    local url="$1" folder="$2" filter="$3"
+    psql -Xq "$url" -c "\\copy (SELECT session_id, kind, coalesce(step_id, ''), coalesce(name, ''),
+        (extract(epoch FROM occurred_at) * 1000000)::bigint FROM events $filter) TO '$work/export.tsv'"
+    "$python" scripts/bench/clickhouse_funnel.py load "$folder" "$work/export.tsv"
+    rm -f "$work/export.tsv"
+}
+
+# Times the three measurements; prints one line "ch_cold ch_warm steps_best steps_median flow_best
+# flow_median copy_median agree" on stdout, details on stderr.
+measure() {
+    local url="$1" folder="$2" label="$3"
+    local out ch_cold ch_warm
+    out="$("$python" scripts/bench/clickhouse_funnel.py funnel "$folder" "$steps" "$window_us")"
+    ch_cold=$(awk '$1 == "cold" { print $2 }' <<< "$out")
+    ch_warm=$(best $(awk '$1 == "warm" { print $2 }' <<< "$out"))
+    local steps_s=() flow_s=() copy_s=()
+    for run in $(seq "$repeat"); do
+        start=$(now); psql -Xq "$url" -c "\\copy (SELECT $columns FROM events) TO '/dev/null' (FORMAT binary)"; copy_s+=("$(since "$start")")
+        start=$(now)
+        "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --until "$report_end" \
+            --format json --quiet > "$work/steps-$run.json"
+        steps_s+=("$(since "$start")")
+        start=$(now)
+        "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
+            --format json --quiet > "$work/flow-$run.json"
+        flow_s+=("$(since "$start")")
+    done
+    local ours
+    ours="$("$python" -c 'import json, sys; print(" ".join(str(r["count"]) for r in json.load(open(sys.argv[1]))["rows"]))' "$work/steps-1.json")"
+    local theirs
+    theirs="$(awk '$1 == "reached" { printf "%s%s", sep, $3; sep = " " }' <<< "$out")"
+    echo "$label: ClickHouse cold $ch_cold s, warm ${out//$'\n'/ }; copy ${copy_s[*]}; --steps ${steps_s[*]}; --flow ${flow_s[*]}" >&2
+    echo "$label: reached per step: funnel $ours; ClickHouse $theirs" >&2
+    [ "$ours" = "$theirs" ] || { echo "$label: the funnels disagree" >&2; exit 1; }
+    echo "$ch_cold $ch_warm $(best "${steps_s[@]}") $(median "${steps_s[@]}") $(best "${flow_s[@]}") $(median "${flow_s[@]}") $(median "${copy_s[@]}") yes"
+}
+
+results=()
+for events in "${sizes[@]}"; do
+    db="bench_ch_$events"
+    url="$(db_url "$db")"
+    folder="$work/clickhouse-$events"
+    fresh "$db"
+    # health-study averages about 11.9 events per session.
+    sessions=$(( events * 10 / 119 ))
+    "$bin/funnel" generate --scenario health-study --sessions "$sessions" --seed 42 --out "$work/events.jsonl" >/dev/null
+    "$bin/funnel" ingest "$work/events.jsonl" --database-url "$url" --quiet >/dev/null
+    psql -Xq "$url" -c "VACUUM ANALYZE events" -c "CHECKPOINT"
+    psql -Xq "$url" -c "CREATE TABLE bench_seen AS SELECT DISTINCT session_id FROM events"
+    export_to_clickhouse "$url" "$folder" ""
+    rows=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
+    results+=("$rows $(measure "$url" "$folder" "$rows events")")
+
+    # 1 % more: new sessions from another seed, through the same paths.
+    "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 43 --out "$work/more.jsonl" >/dev/null
+    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
+    psql -Xq "$url" -c "VACUUM ANALYZE events"
+    export_to_clickhouse "$url" "$folder" "WHERE session_id NOT IN (SELECT session_id FROM bench_seen)"
+    rows_more=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
+    results+=("$rows_more $(measure "$url" "$folder" "$rows_more events (+1 %)")")
+    rm -f "$work/events.jsonl" "$work/more.jsonl" "$work"/*.params.json "$work"/*.rejects
+    psql -Xq "$admin" -c "DROP DATABASE $db"
+    rm -rf "$folder"
+done
+
+echo "load: $(uptime)"
+printf '\n%10s %9s %9s %9s %9s %9s %9s %9s %10s %9s %6s\n' events "ch cold" "ch warm" "steps" "x ch" "flow" "x ch" "copy" "copy x ch" "steps med" agree
+for line in "${results[@]}"; do
+    read -r rows cold warm sb sm fb fm copy agree <<< "$line"
+    awk -v n="$rows" -v c="$cold" -v w="$warm" -v sb="$sb" -v sm="$sm" -v fb="$fb" -v cp="$copy" -v g="$agree" \
+        'BEGIN { printf "%10d %9.3f %9.3f %9.2f %8.1fx %9.2f %8.1fx %9.2f %9.1fx %9.2f %6s\n", n, c, w, sb, sb / w, fb, fb / w, cp, cp / w, sm, g }'
+done
+echo "(seconds; steps and flow: best of $repeat; ClickHouse warm: best of 3; copy: median binary export of the report's columns)"
