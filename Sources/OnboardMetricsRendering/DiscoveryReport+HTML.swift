@@ -52,6 +52,25 @@ extension DiscoveryReport: HTMLReportSection {
         html += chart.chart().figure(fallback: fallback)
         html += "<div class=\"table-wrap\">" + highlightTable(percent: percent).render() + "</div>\n"
         html += "<div class=\"table-wrap\">" + reasonTable().render() + "</div>\n"
+        if let holdout, let table = holdoutTable {
+            html +=
+                "<h3>\(HTML.escape(holdoutTitle))</h3>\n<div class=\"table-wrap\">"
+                + HTMLTable(
+                    caption: "Discovery against the holdout", header: table.header,
+                    rows: zip(holdout.rows, table.rows).map { row, cells in
+                        HTMLTable.Row(
+                            key: row.highlight,
+                            cells: cells.enumerated().map { index, text in
+                                switch index {
+                                case 5: .percent(row.treated.rate)
+                                case 8: .percent(row.holdout.rate)
+                                case 9: HTMLTable.Cell(text, value: HTML.exact(row.difference))
+                                default: HTMLTable.Cell(text)
+                                }
+                            })
+                    }, numericColumns: Set(2..<12), name: "discovery-holdout"
+                ).render() + "</div>\n"
+        }
         return html
     }
 

@@ -16,6 +16,13 @@ struct DiscoveryCommand: AsyncParsableCommand {
             shown H, counting use of F within --window after their start. Uplift = rate - baseline, \
             with Newcombe's 95% interval for a difference of proportions.
 
+            --holdout EXPERIMENT compares, per highlight, the units exposed to EXPERIMENT's other \
+            variants with those of its --holdout-variant (default "holdout"), which the app never shows \
+            the highlight: discovery counted from the exposure, units that used the feature before it \
+            left out, all exposed units counted whether shown or not (intention to treat). The \
+            difference carries Newcombe's interval and a two-proportion z-test p-value: a randomized, \
+            causal estimate, where the baseline is observational.
+
             --per user merges each user's sessions (earliest showing, all feature use); it keeps a small \
             trace per user in memory until the read ends. Sessions are held open across gaps as long as \
             --window, since feature use may come days after the showing. --since/--until select units \
@@ -27,6 +34,15 @@ struct DiscoveryCommand: AsyncParsableCommand {
 
     @Option(help: "Discovery window after the first showing, e.g. 7d, 12h, 30m.")
     var window = "7d"
+
+    @Option(
+        help: ArgumentHelp(
+            "An experiment with a randomized holdout variant that is never shown the highlights: compare with it.",
+            valueName: "experiment"))
+    var holdout: String?
+
+    @Option(help: "The --holdout experiment's variant that is never shown the highlights.")
+    var holdoutVariant = "holdout"
 
     @Option(help: "What a unit is: session or user.")
     var per: FunnelOptions.Unit = .session
@@ -50,6 +66,8 @@ struct DiscoveryCommand: AsyncParsableCommand {
         }
         options.unit = per
         options.highlight = highlight
+        options.holdout = holdout
+        options.holdoutVariant = holdoutVariant
         options.since = try range.sinceDate
         options.until = try range.untilDate
         return options

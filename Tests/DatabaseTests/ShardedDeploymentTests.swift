@@ -33,6 +33,7 @@ import Testing
         ["paths", "--flow", flowFile, "--after-drop", "--step", "consent", "--per", "user"],
         ["paths", "--flow", flowFile, "--between", "welcome,consent"],
         ["users", "--flow", flowFile, "--step", "consent", "--status", "dropped", "--per", "user"],
+        ["discovery", "--per", "user", "--holdout", "consent-copy", "--holdout-variant", "control"],
     ]
     static let until = "2100-01-01T00:00:00Z"
     static let flowFile = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path

@@ -2,6 +2,9 @@ extension DiscoveryAggregator: SessionAggregator {
     public mutating func merge(_ other: DiscoveryAggregator) {
         users.mergeValues(other.users) { $0.merge($1) }
         units += other.units
+        treated.merge(other.treated)
+        held.merge(other.held)
+        shownTreated.mergeValues(other.shownTreated) { $0 += $1 }
         unitsByFlow.mergeValues(other.unitsByFlow) { $0 += $1 }
         organicHits.mergeValues(other.organicHits) { mine, theirs in mine.mergeValues(theirs) { $0 += $1 } }
         highlights.mergeValues(other.highlights) { mine, theirs in
@@ -20,5 +23,14 @@ extension DiscoveryAggregator: SessionAggregator {
                 flow.organicHits += more.organicHits
             }
         }
+    }
+}
+
+extension DiscoveryAggregator.ArmCounts {
+    mutating func merge(_ other: Self) {
+        units += other.units
+        knew.mergeValues(other.knew) { $0 += $1 }
+        used.mergeValues(other.used) { $0 += $1 }
+        variants.formUnion(other.variants)
     }
 }

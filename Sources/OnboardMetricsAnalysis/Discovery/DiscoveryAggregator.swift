@@ -1,6 +1,7 @@
 import Foundation
 import OnboardMetricsReader
 import OnboardMetricsSDK
+import OnboardMetricsStatistics
 
 /// Tallies ``DiscoveryTrace``s into a ``DiscoveryReport``.
 ///
@@ -31,6 +32,15 @@ public struct DiscoveryAggregator: Sendable {
         var flows: [String: FlowShown] = [:]
     }
 
+    /// One arm of the holdout comparison: units exposed, and per feature those that used it
+    /// before their exposure and those that first used it within the window after.
+    struct ArmCounts {
+        var units = 0
+        var knew: [String: Int] = [:]
+        var used: [String: Int] = [:]
+        var variants: Set<String> = []
+    }
+
     /// The flow key of units whose session named no flow.
     private static let noFlow = "(none)"
     private static let notDismissed = "(not dismissed)"
@@ -44,6 +54,10 @@ public struct DiscoveryAggregator: Sendable {
     var unitsByFlow: [String: Int] = [:]
     var organicHits: [String: [String: Int]] = [:]
     var highlights: [String: HighlightCounts] = [:]
+    var treated = ArmCounts()
+    var held = ArmCounts()
+    /// Treated units shown each highlight.
+    var shownTreated: [String: Int] = [:]
 
     public init(options: DiscoveryOptions = DiscoveryOptions()) {
         self.options = options
@@ -53,7 +67,7 @@ public struct DiscoveryAggregator: Sendable {
     }
 
     public mutating func add(_ session: RecordedSession) {
-        let trace = DiscoveryTrace(session)
+        let trace = DiscoveryTrace(session, holdout: options.holdout)
         switch options.unit {
         case .session: count(trace)
         case .user:
@@ -70,6 +84,7 @@ public struct DiscoveryAggregator: Sendable {
         if let since, trace.start < since { return }
         if let until, trace.start >= until { return }
         units += 1
+        countHoldout(trace)
         let flow = trace.flowID ?? Self.noFlow
         unitsByFlow[flow, default: 0] += 1
         var hits: Set<String> = []
@@ -99,6 +114,29 @@ public struct DiscoveryAggregator: Sendable {
             }
             counts.reasons[showing.reason ?? Self.notDismissed] = reason
             highlights[id] = counts
+        }
+    }
+
+    private mutating func countHoldout(_ trace: DiscoveryTrace) {
+        guard let exposure = trace.exposure else { return }
+        let isHoldout = exposure.variant == options.holdoutVariant
+        var arm = isHoldout ? held : treated
+        arm.units += 1
+        arm.variants.insert(exposure.variant)
+        for feature in trace.uses.keys {
+            if trace.usedBefore(feature, exposure.time) {
+                arm.knew[feature, default: 0] += 1
+            } else if trace.firstUse(of: feature, from: exposure.time, window: window) != nil {
+                arm.used[feature, default: 0] += 1
+            }
+        }
+        if isHoldout {
+            held = arm
+        } else {
+            treated = arm
+            for id in trace.shown.keys where options.highlight == nil || options.highlight == id {
+                shownTreated[id, default: 0] += 1
+            }
         }
     }
 
@@ -136,7 +174,39 @@ public struct DiscoveryAggregator: Sendable {
         }
         return DiscoveryReport(
             unit: options.unit, windowSeconds: options.window, level: level, since: options.since,
-            until: options.until, units: units, highlights: rows)
+            until: options.until, units: units, highlights: rows, holdout: holdoutReport(rows))
+    }
+
+    private func holdoutReport(_ rows: [DiscoveryReport.HighlightRow]) -> DiscoveryHoldout? {
+        guard let experiment = options.holdout else { return nil }
+        let level = options.level
+        func arm(_ counts: ArmCounts, _ feature: String) -> DiscoveryHoldout.Arm {
+            let knew = counts.knew[feature] ?? 0
+            let discovered = counts.used[feature] ?? 0
+            let eligible = counts.units - knew
+            return DiscoveryHoldout.Arm(
+                units: counts.units, alreadyKnew: knew, eligible: eligible, discovered: discovered,
+                rate: Self.ratio(discovered, eligible),
+                interval: .wilson(successes: discovered, trials: eligible, level: level))
+        }
+        let comparisons = rows.map { row in
+            let feature = row.feature ?? ""
+            let mine = arm(treated, feature)
+            let theirs = arm(held, feature)
+            return DiscoveryHoldout.Row(
+                highlight: row.highlight, feature: row.feature, treated: mine, holdout: theirs,
+                shownAmongTreated: Self.ratio(shownTreated[row.highlight] ?? 0, treated.units),
+                difference: mine.rate.flatMap { rate in theirs.rate.map { rate - $0 } },
+                interval: .newcombeDifference(
+                    successes1: mine.discovered, trials1: mine.eligible, successes2: theirs.discovered,
+                    trials2: theirs.eligible, level: level),
+                pValue: TwoProportionTest(
+                    successes1: mine.discovered, trials1: mine.eligible, successes2: theirs.discovered,
+                    trials2: theirs.eligible)?.pValue)
+        }
+        return DiscoveryHoldout(
+            experiment: experiment, holdoutVariant: options.holdoutVariant,
+            treatedVariants: treated.variants.sorted(), rows: comparisons)
     }
 
     /// TipKit's reasons always (zero when unseen, so reports line up), then other recorded

@@ -13,6 +13,10 @@ public struct DiscoveryOptions: Sendable, Hashable {
     public var since: Date?
     /// Units whose first session started before this instant; `nil` for all.
     public var until: Date?
+    /// The experiment whose holdout variant is never shown the highlights (``DiscoveryHoldout``); `nil` for none.
+    public var holdout: String?
+    /// The holdout experiment's variant that is never shown them. Default `holdout`.
+    public var holdoutVariant = "holdout"
     /// Confidence level of the intervals. Default 0.95.
     public var level = 0.95
 

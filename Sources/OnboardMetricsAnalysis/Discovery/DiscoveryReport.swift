@@ -80,4 +80,6 @@ public struct DiscoveryReport: Sendable, Hashable, Codable {
     public var units: Int
     /// By highlight id.
     public var highlights: [HighlightRow]
+    /// The comparison with a randomized holdout (`--holdout`); `nil` without one.
+    public var holdout: DiscoveryHoldout?
 }

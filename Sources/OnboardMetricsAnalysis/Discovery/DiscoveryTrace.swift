@@ -22,12 +22,19 @@ struct DiscoveryTrace: Sendable {
     var shown: [String: Showing] = [:]
     /// By feature id: every time it was used.
     var uses: [String: [Int64]] = [:]
+    /// The first exposure to the holdout experiment (time, variant), when asked for one.
+    var exposure: (time: Int64, variant: String)?
 
-    init(_ session: RecordedSession) {
+    init(_ session: RecordedSession, holdout: String? = nil) {
         start = session.startTime
         flowID = session.flowID
         for event in session.events {
             switch event.kind {
+            case .experimentExposure:
+                guard let holdout, event.name == holdout, exposure == nil,
+                    let variant = event.properties["variant"]?.stringValue
+                else { continue }
+                exposure = (event.time, variant)
             case .highlightShown:
                 guard let id = event.name else { continue }
                 let feature = event.properties["feature"]?.stringValue
@@ -73,6 +80,10 @@ struct DiscoveryTrace: Sendable {
             shown[id] = merged
         }
         for (feature, times) in other.uses { uses[feature, default: []] += times }
+        if let theirs = other.exposure, exposure.map({ (theirs.time, theirs.variant) < ($0.time, $0.variant) }) ?? true
+        {
+            exposure = theirs
+        }
     }
 
     /// Whether the feature was used within `[from, from + window]`, and the first such time.
