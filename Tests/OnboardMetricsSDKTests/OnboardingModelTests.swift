@@ -96,4 +96,30 @@ import Testing
         #expect(model.currentStep?.id == "welcome" && model.status == .running)
         #expect(Set(sink.events.map(\.sessionID)).count == 1)
     }
+
+    @Test func aModelOnAStoreShowsTheResumedStepAfterARelaunch() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("model-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sink = RecordingSink()
+        let catalog = try FlowCatalog([Self.flow])
+        do {
+            let model = OnboardingModel(
+                flow: "welcome-tour", store: try SessionStore(directory: folder, flows: catalog, sink: sink),
+                context: ["healthDataAvailable": true])
+            model.start()
+            model.next()
+            #expect(model.currentStep?.id == "health-data")
+        }
+        let model = OnboardingModel(
+            flow: "welcome-tour", store: try SessionStore(directory: folder, flows: catalog, sink: sink))
+        #expect(model.status == .notStarted)
+        model.start()
+        #expect(model.currentStep?.id == "health-data")
+        #expect(model.canGoBack)
+        #expect(model.progress == FlowNavigator.Progress(total: 4, done: 1))
+        #expect(sink.events.count == 4)
+        model.next()
+        #expect(sink.transcript.suffix(2) == ["step_completed health-data", "step_viewed notifications"])
+        #expect(Set(sink.events.map(\.sessionID)).count == 1)
+    }
 }

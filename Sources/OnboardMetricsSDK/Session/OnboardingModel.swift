@@ -92,7 +92,25 @@
             progress = navigator.progress
         }
 
-        /// Starts the session: records `session_started` and the first step's view. Once only:
+        /// A model whose ``start()`` starts flow `flowID` through `store` — or resumes the session
+        /// a previous launch left, on the step it was on, recording nothing (see
+        /// ``SessionStore/start(flow:context:variants:exposure:)``). The user is the store's.
+        public init(
+            flow flowID: String, store: SessionStore, context: [String: JSONValue] = [:],
+            variants: [String: String] = [:], exposure: ExposureTiming = .whenSeen
+        ) {
+            pending = { try store.start(flow: flowID, context: context, variants: variants, exposure: exposure) }
+            currentStep = nil
+            status = .notStarted
+            canSkip = false
+            canGoBack = false
+            progress =
+                store.flows[flowID].map { FlowNavigator(flow: $0, context: context).progress }
+                ?? FlowNavigator.Progress(total: 0, done: 0)
+        }
+
+        /// Starts the session: records `session_started` and the first step's view (or, through a
+        /// ``SessionStore``, resumes a saved session without recording). Once only:
         /// later calls (a view appearing again) record nothing. A flow that cannot start leaves
         /// the model unstarted with the reason in ``lastError``.
         public func start() {

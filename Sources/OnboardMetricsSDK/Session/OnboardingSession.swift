@@ -15,14 +15,18 @@ import Foundation
 public final class OnboardingSession: Sendable {
     /// The session's id (random, version 4).
     public let sessionID: UUID
-    /// The user the session belongs to.
-    public let userID: String
+    /// The user the session's events are recorded for now: the one it started with, until a
+    /// ``SessionStore`` identifies the user (events recorded before keep the id they had).
+    public var userID: String { state.withLock { $0.userID } }
     /// Experiment variants this session was assigned, by experiment key.
     public let variants: [String: String]
 
     private let sink: any EventSink
     private let clock: @Sendable () -> Date
     private let state: LockedBox<State>
+    /// Called with the session's record after every move that recorded events, with the lock held
+    /// (so records are saved in the order of the moves); set by a ``SessionStore``.
+    private let persist: (@Sendable (SessionRecord) -> Void)?
 
     /// What a move changes; a move works on a copy and stores it back only once its events are
     /// recorded.
@@ -33,6 +37,10 @@ public final class OnboardingSession: Sendable {
         var seq = 0
         /// Experiments whose exposure this session recorded.
         var exposed: Set<String> = []
+        var userID: String
+        /// When `session_started` and the last event were recorded (nil before the first move).
+        var startedAt: Date?
+        var lastActivity: Date?
     }
 
     /// Starts a session: records `session_started` (with the context), the experiment exposures
@@ -58,9 +66,26 @@ public final class OnboardingSession: Sendable {
         clock: @escaping @Sendable () -> Date = { Date() },
         random: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
     ) throws -> OnboardingSession {
+        try begin(
+            flow: flow, catalog: catalog, user: user, context: context, variants: variants, exposure: exposure,
+            sink: sink, clock: clock, random: random, persist: nil)
+    }
+
+    /// ``start(flow:catalog:user:context:variants:exposure:sink:clock:random:)`` that also hands
+    /// each move's record to `persist` (a ``SessionStore``'s file).
+    package static func begin(
+        flow: FlowDefinition, catalog: FlowCatalog?, user: String, context: [String: JSONValue],
+        variants: [String: String], exposure: ExposureTiming, sink: any EventSink,
+        clock: @escaping @Sendable () -> Date, random: any RandomNumberGenerator & Sendable,
+        persist: (@Sendable (SessionRecord) -> Void)?
+    ) throws -> OnboardingSession {
+        var random = AnyRandomNumberGenerator(base: random)
         let session = OnboardingSession(
-            flow: flow, catalog: catalog, user: user, context: context, variants: variants, sink: sink, clock: clock,
-            random: random)
+            sessionID: UUIDv7Generator.randomV4(using: &random), variants: variants, sink: sink, clock: clock,
+            persist: persist,
+            state: State(
+                navigator: FlowNavigator(flow: flow, catalog: catalog, context: context), random: random,
+                userID: user))
         try session.moveState { state in
             var drafts = try state.navigator.start()
             guard exposure == .atStart else { return drafts }
@@ -94,18 +119,56 @@ public final class OnboardingSession: Sendable {
     }
 
     private init(
-        flow: FlowDefinition, catalog: FlowCatalog?, user: String, context: [String: JSONValue],
-        variants: [String: String], sink: any EventSink, clock: @escaping @Sendable () -> Date,
-        random: any RandomNumberGenerator & Sendable
+        sessionID: UUID, variants: [String: String], sink: any EventSink, clock: @escaping @Sendable () -> Date,
+        persist: (@Sendable (SessionRecord) -> Void)?, state: State
     ) {
-        var random = AnyRandomNumberGenerator(base: random)
-        self.sessionID = UUIDv7Generator.randomV4(using: &random)
-        self.userID = user
+        self.sessionID = sessionID
         self.variants = variants
         self.sink = sink
         self.clock = clock
-        self.state = LockedBox(
-            State(navigator: FlowNavigator(flow: flow, catalog: catalog, context: context), random: random))
+        self.persist = persist
+        self.state = LockedBox(state)
+    }
+
+    /// The session a record describes, put back where it was: nothing is recorded (a resumed
+    /// step is not viewed again), and the next event takes the record's `seq` + 1.
+    /// - Throws: `FlowError` when the record does not fit `flow` and `catalog`.
+    package static func resume(
+        _ record: SessionRecord, flow: FlowDefinition, catalog: FlowCatalog?, user: String, sink: any EventSink,
+        clock: @escaping @Sendable () -> Date, random: any RandomNumberGenerator & Sendable,
+        persist: (@Sendable (SessionRecord) -> Void)?
+    ) throws(FlowError) -> OnboardingSession {
+        let navigator = try FlowNavigator(
+            restoring: record.navigator, flow: flow, catalog: catalog, context: record.context)
+        var state = State(navigator: navigator, random: AnyRandomNumberGenerator(base: random), userID: user)
+        state.seq = record.seq
+        state.exposed = Set(record.exposed)
+        state.startedAt = record.startedAt
+        state.lastActivity = record.lastActivity
+        return OnboardingSession(
+            sessionID: record.sessionID, variants: record.variants, sink: sink, clock: clock, persist: persist,
+            state: state)
+    }
+
+    /// What a ``SessionStore`` saves of the session now (nil before its first event).
+    package var record: SessionRecord? { state.withLock { record(of: $0) } }
+
+    private func record(of state: State) -> SessionRecord? {
+        guard let startedAt = state.startedAt, let lastActivity = state.lastActivity else { return nil }
+        return SessionRecord(
+            sessionID: sessionID, userID: state.userID, flowID: state.navigator.flow.id,
+            flowVersion: state.navigator.flow.version, context: state.navigator.context, variants: variants,
+            exposed: state.exposed.sorted(), seq: state.seq, startedAt: startedAt, lastActivity: lastActivity,
+            navigator: state.navigator.snapshot)
+    }
+
+    /// Records the later events for `user` (after ``SessionStore/identify(user:)`` or a reset).
+    package func setUser(_ user: String) {
+        state.withLock { state in
+            guard state.userID != user else { return }
+            state.userID = user
+            if let record = record(of: state) { persist?(record) }
+        }
     }
 
     /// The step on screen, `nil` once the flow finished.
@@ -168,6 +231,18 @@ public final class OnboardingSession: Sendable {
     /// The user left onboarding at the current step.
     public func abandon() throws { try move { try $0.abandon() } }
 
+    /// Closes a session found idle past the inactivity timeout: `flow_abandoned` (with `reason`
+    /// `inactivity`) dated at its last activity, not now. Nothing when the flow is not running.
+    package func abandonIdle() throws {
+        let last = state.withLock { $0.lastActivity }
+        guard let last, status == .running else { return }
+        try moveState(at: last) { state in
+            var drafts = try state.navigator.abandon()
+            for index in drafts.indices { drafts[index].properties["reason"] = "inactivity" }
+            return drafts
+        }
+    }
+
     /// Applies a navigator move and records its events. A move is atomic: its events go to the
     /// sink together (``EventSink/record(contentsOf:)`` validates all before recording any), so a
     /// move that throws records nothing and leaves the position and `seq` unchanged.
@@ -176,11 +251,12 @@ public final class OnboardingSession: Sendable {
     }
 
     /// ``move(_:)`` over the whole state (the navigator and what the session remembers).
-    private func moveState(_ transition: (inout State) throws -> [EventDraft]) throws {
+    /// `at` times the events instead of the clock (an abandonment found later is dated back).
+    private func moveState(at time: Date? = nil, _ transition: (inout State) throws -> [EventDraft]) throws {
         try state.withLock { state in
             var next = state
             let drafts = try transition(&next)
-            let now = clock()
+            let now = time ?? clock()
             var events: [Event] = []
             events.reserveCapacity(drafts.count)
             for draft in drafts {
@@ -188,11 +264,16 @@ public final class OnboardingSession: Sendable {
                 events.append(
                     Event(
                         draft, eventID: next.ids.next(at: now, using: &next.random), sessionID: sessionID,
-                        userID: userID, seq: next.seq, occurredAt: now))
+                        userID: next.userID, seq: next.seq, occurredAt: now))
             }
             // Recorded with the lock held, so that moves reach the sink in the order they are made.
-            if !events.isEmpty { try sink.record(contentsOf: events) }
+            if !events.isEmpty {
+                try sink.record(contentsOf: events)
+                if next.startedAt == nil { next.startedAt = now }
+                next.lastActivity = now
+            }
             state = next
+            if !events.isEmpty, let persist, let record = record(of: next) { persist(record) }
         }
     }
 }
