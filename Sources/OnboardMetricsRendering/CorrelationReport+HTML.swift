@@ -54,7 +54,7 @@ extension CorrelationReport: HTMLReportSection {
     /// Horizontal bars from a zero line: right (blue) where a candidate goes with success, left
     /// (red) where it goes with failure; significant ones solid, the others pale.
     private static func logOddsChart(id: String, title: String, rows: [Row]) -> SVGChart {
-        let labelWidth = 230.0
+        let labelWidth = 260.0
         let half = 280.0
         let rowHeight = 24.0
         let top = 30.0

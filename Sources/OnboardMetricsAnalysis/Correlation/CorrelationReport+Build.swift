@@ -5,7 +5,11 @@ extension CorrelationAggregator {
     static func group(_ counts: GroupCounts, breakdown: String?, options: CorrelationOptions) -> CorrelationReport.Group
     {
         let total = (successes: counts.successes, failures: counts.failures)
-        let candidates = counts.candidates.keys.sorted()
+        // A candidate every settled unit has (the breakdown's own value, a step's condition) tells
+        // nothing and cannot be tested; PostHog's prior would still give it an odds ratio of (S+1)/(F+1).
+        let candidates = counts.candidates.filter {
+            $0.value.successes < total.successes || $0.value.failures < total.failures
+        }.keys.sorted()
         var rows = candidates.map { candidate -> CorrelationReport.Row in
             let pair = counts.candidates[candidate] ?? Pair()
             return CorrelationReport.Row(

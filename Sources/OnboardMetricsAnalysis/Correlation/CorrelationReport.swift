@@ -10,6 +10,8 @@ import OnboardMetricsStatistics
 /// in progress are left out (for a step, also those that never viewed it). Candidates are the
 /// events a unit recorded within its window before its success (a failure: before its drop) —
 /// by kind and name, the flow's own lifecycle and step events excluded — and its context values.
+/// A candidate that every success and every failure has (the group's breakdown value, a step's
+/// condition) is left out: it cannot differ between them.
 ///
 /// For each candidate with `s` of the `S` successes and `f` of the `F` failures having it:
 /// - **odds ratio** as PostHog, with a prior of one: `((s+1)·(F−f+1)) / ((S−s+1)·(f+1))`;
