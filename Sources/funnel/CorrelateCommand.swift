@@ -17,7 +17,8 @@ struct CorrelateCommand: AsyncParsableCommand {
             are left out (with --step, also those that never viewed S). Candidates: every event a unit \
             recorded within its window before its success or drop, by kind and name (feature_used:share, \
             highlight_shown:x, custom:y, experiment_exposure:key=variant; the flow's own session, step \
-            and flow events excluded), and every context value (platform=ios, app_version=2.1).
+            and flow events excluded), and every context value (platform=ios, app_version=2.1). A \
+            candidate every success and failure has (the --by value itself, a step's condition) is left out.
 
             Per candidate: s of the S successes and f of the F failures have it; the odds ratio with a \
             prior of one, as PostHog: ((s+1)(F-f+1)) / ((S-s+1)(f+1)) (above 1: goes with success); \
