@@ -13,7 +13,8 @@ struct ExperimentCommand: AsyncParsableCommand {
             variant). Metrics: completion (flow_completed), step:ID (step_completed of ID), \
             discovery:FEATURE (feature_used FEATURE; units that used it before exposure leave the \
             denominator); conversions count within --window after the exposure. Repeat --metric for \
-            several; Holm's correction spans all variant x metric comparisons.
+            several; Holm's correction (or Benjamini-Hochberg's, --correction bh) spans all variant x \
+            metric comparisons.
 
             Per variant versus control (the stored experiment's first variant, else "control"): absolute \
             difference (Newcombe 95% CI), relative difference (log risk-ratio CI), two-proportion z-test \
@@ -65,6 +66,13 @@ struct ExperimentCommand: AsyncParsableCommand {
             "N* of --sequential: the total units at which its interval is tightest (GrowthBook's default; 10 to 10^10)."
     )
     var tuning = MixtureSequentialTest.defaultTuning
+
+    @Option(
+        help: ArgumentHelp(
+            "Multiple-comparison correction across variants x metrics: holm (family-wise error) or bh.",
+            discussion: "bh (Benjamini-Hochberg) bounds the expected share of false findings among the "
+                + "significant comparisons instead of the chance of any; less strict with many comparisons."))
+    var correction: MultipleComparisonCorrection = .holm
 
     @OptionGroup var flow: FlowOptions
     @OptionGroup var range: TimeRangeOptions
@@ -121,11 +129,14 @@ struct ExperimentCommand: AsyncParsableCommand {
             return try ExperimentStore().load(key: key, on: connection)
         }
         let prepared = options
+        let correction = correction
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: prepared.reader, connections: read.connections,
             people: per == .user
         ) { sharded, progress in
-            try await sharded.report(progress: progress.update) { ExperimentAggregator(options: prepared) }
+            try await sharded.report(progress: progress.update) {
+                ExperimentAggregator(options: prepared, correction: correction)
+            }
         }
         if report.sampleRatio.mismatch {
             console.status("warning: sample ratio mismatch (p < 0.001); results are not trustworthy")

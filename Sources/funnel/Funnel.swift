@@ -28,6 +28,7 @@ struct Funnel: AsyncParsableCommand {
             CompareCommand.self,
             ConformanceCommand.self,
             DiscoveryCommand.self,
+            CorrelateCommand.self,
             AssignCommand.self,
             ExperimentCommand.self,
             SimulateCommand.self,

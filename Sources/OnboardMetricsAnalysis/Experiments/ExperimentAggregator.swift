@@ -1,5 +1,6 @@
 import Foundation
 import OnboardMetricsReader
+import OnboardMetricsStatistics
 
 /// Collects, per variant, exposed units and per metric the eligible and converted ones, one
 /// session at a time. Per session nothing per unit is kept; per user a small record per user is.
@@ -20,12 +21,16 @@ public struct ExperimentAggregator: Sendable {
     }
 
     let options: ExperimentOptions
+    let correction: MultipleComparisonCorrection
     let windowMicroseconds: Int64
     var counts: [String: Counts] = [:]
     var users: [String: UnitRecord] = [:]
 
-    public init(options: ExperimentOptions) {
+    /// - Parameter correction: how the p-values of all variant × metric comparisons are adjusted
+    ///   together; Holm by default.
+    public init(options: ExperimentOptions, correction: MultipleComparisonCorrection = .holm) {
         self.options = options
+        self.correction = correction
         windowMicroseconds = DurationText.microseconds(options.window)
     }
 
@@ -47,7 +52,7 @@ public struct ExperimentAggregator: Sendable {
     /// The report of the units counted: rates, differences and tests per variant and metric.
     public mutating func report() -> ExperimentReport {
         let (counts, mixed) = finish()
-        return ExperimentReport.make(counts: counts, mixed: mixed, options: options)
+        return ExperimentReport.make(counts: counts, mixed: mixed, options: options, correction: correction)
     }
 
     mutating func finish() -> (counts: [String: Counts], mixed: Int) {

@@ -129,15 +129,18 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     public var metrics: [MetricResult]
     /// Set with sequential testing: the method and its tuning.
     public var sequential: Sequential? = nil
+    /// How `adjusted_p_value` corrects for the comparisons: Holm (the default) or Benjamini–Hochberg.
+    public var correction: MultipleComparisonCorrection = .holm
 }
 
 extension ExperimentReport {
     /// The p-value below which a sample ratio is flagged as a mismatch.
     public static let sampleRatioThreshold = 0.001
 
-    static func make(counts: [String: ExperimentAggregator.Counts], mixed: Int, options: ExperimentOptions)
-        -> ExperimentReport
-    {
+    static func make(
+        counts: [String: ExperimentAggregator.Counts], mixed: Int, options: ExperimentOptions,
+        correction: MultipleComparisonCorrection = .holm
+    ) -> ExperimentReport {
         let names = variantOrder(seen: Set(counts.keys), experiment: options.experiment)
         let control = names.first ?? ""
         let level = 0.95
@@ -160,7 +163,8 @@ extension ExperimentReport {
             }
             metrics.append(MetricResult(metric: metric, variants: rows, comparisons: comparisons))
         }
-        // Holm across every comparison of every metric: a family of (variants − 1) × metrics.
+        // Holm (or Benjamini–Hochberg) across every comparison of every metric: a family of
+        // (variants − 1) × metrics.
         var family: [(Int, Int)] = []
         var pValues: [Double] = []
         for (m, result) in metrics.enumerated() {
@@ -172,7 +176,7 @@ extension ExperimentReport {
         let tested = { (m: Int, c: Int) in
             (options.sequential ? metrics[m].comparisons[c].sequentialPValue : metrics[m].comparisons[c].pValue) != nil
         }
-        for ((m, c), adjusted) in zip(family, Holm.adjust(pValues)) where tested(m, c) {
+        for ((m, c), adjusted) in zip(family, correction.adjust(pValues)) where tested(m, c) {
             metrics[m].comparisons[c].adjustedPValue = adjusted
             metrics[m].comparisons[c].significant = adjusted < options.alpha
         }
@@ -193,7 +197,7 @@ extension ExperimentReport {
                     method: Self.sequentialMethod, tuning: options.sequentialTuning,
                     rho: MixtureSequentialTest.rho(alpha: options.alpha, tuning: options.sequentialTuning),
                     looks: "any")
-                : nil)
+                : nil, correction: correction)
     }
 
     /// The sequential method in words, as reports state it.
