@@ -34,6 +34,8 @@ import Testing
         ["paths", "--flow", flowFile, "--between", "welcome,consent"],
         ["users", "--flow", flowFile, "--step", "consent", "--status", "dropped", "--per", "user"],
         ["discovery", "--per", "user", "--holdout", "consent-copy", "--holdout-variant", "control"],
+        ["correlate", "--flow", flowFile, "--step", "consent", "--per", "user"],
+        ["experiment", "consent-copy", "--metric", "step:consent", "--metric", "completion", "--correction", "bh"],
     ]
     static let until = "2100-01-01T00:00:00Z"
     static let flowFile = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
