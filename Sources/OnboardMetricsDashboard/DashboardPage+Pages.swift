@@ -54,12 +54,16 @@ extension DashboardPage {
                     .count(last30.started), .percent(last30.completionRate),
                 ])
         }
-        var flows = HTMLTable(
-            caption: "Flows: sessions started and completion rate",
-            header: [
-                "flow", "version", "started, 7 days", "completion, 7 days", "started, 30 days", "completion, 30 days",
-            ], rows: rows, numericColumns: [1, 2, 3, 4, 5], name: "flows"
-        ).render()
+        // Wide on a phone: the table scrolls sideways in its own box, the page does not.
+        var flows =
+            "<div class=\"table-wrap\">"
+            + HTMLTable(
+                caption: "Flows: sessions started and completion rate",
+                header: [
+                    "flow", "version", "started, 7 days", "completion, 7 days", "started, 30 days",
+                    "completion, 30 days",
+                ], rows: rows, numericColumns: [1, 2, 3, 4, 5], name: "flows"
+            ).render() + "</div>\n"
         flows += "<ul>\n"
         for flow in home.flows {
             let flowPath = path("/flows", flow.id)

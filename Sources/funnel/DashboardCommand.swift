@@ -58,6 +58,19 @@ struct DashboardCommand: AsyncParsableCommand {
         let console = Console(quiet: quiet)
         try database.logging.bootstrap(fallback: quiet ? .error : .info)
         let configuration = try await database.resolve(console: console)
+        // Read-only, so it migrates nothing: without viewers nobody could sign in, which is said now.
+        let viewers = try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            return try ViewerStore().validCount(on: connection)
+        }
+        switch viewers {
+        case nil:
+            console.status(
+                "warning: this database has no viewers table: run funnel migrate, then funnel viewers create NAME")
+        case 0?: console.status("warning: no viewers yet, so nobody can sign in: funnel viewers create NAME")
+        default: break
+        }
         var settings = DashboardService.Settings(database: configuration)
         settings.host = host
         settings.port = port

@@ -88,6 +88,17 @@ public struct ViewerStore: Sendable {
         try !connection.query("SELECT 1 FROM viewers WHERE name = $1 AND revoked_at IS NULL", [.text(name)]).isEmpty
     }
 
+    /// How many viewers may sign in; `nil` when the database has no viewers table yet (migration
+    /// 0004 not applied), which `funnel dashboard` says at start rather than at every sign-in.
+    /// - Throws: `PostgresError` for any other failure.
+    public func validCount(on connection: PostgresConnection) throws -> Int? {
+        do {
+            return try connection.query("SELECT count(*) AS n FROM viewers WHERE revoked_at IS NULL").first?["n"].int
+        } catch let error as PostgresError where error.sqlState == "42P01" {
+            return nil
+        }
+    }
+
     /// The stored hash of the valid viewer named `name` (for tests that check what is kept).
     package func storedHash(name: String, on connection: PostgresConnection) throws -> String? {
         try connection.query(
