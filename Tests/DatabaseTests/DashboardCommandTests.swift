@@ -40,6 +40,27 @@ import Testing
         #expect(page == cli.output)
     }
 
+    @Test func anExperimentPagesJSONIsTheCLIsReport() async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let cli = try await FunnelProcess.run([
+            "experiment", "consent-copy", "--metric", "step:consent", "--metric", "completion", "--per", "user",
+            "--until", "2026-02-01", "--format", "json", "--database-url", seeded.url, "--quiet",
+        ])
+        #expect(cli.status == 0, "\(cli.errors)")
+        let app = DashboardFixture.application(seeded.configuration)
+        let page = try await app.test(.router) { client in
+            try await client.execute(
+                uri: "/experiments/consent-copy?metric=step:consent&metric=completion&per=user&until=2026-02-01",
+                method: .get,
+                headers: [
+                    .authorization: DashboardFixture.basic(seeded.viewer, seeded.secret), .accept: "application/json",
+                ]
+            ) { String(buffer: $0.body) }
+        }
+        #expect(!cli.output.isEmpty)
+        #expect(page == cli.output)
+    }
+
     @Test func viewersAreManagedAndTheDashboardServesThemUntilSIGTERM() async throws {
         let seeded = try await DashboardFixture.seeded.value
         let created = try await FunnelProcess.run(["viewers", "create", "dora", "--database-url", seeded.url])
