@@ -37,6 +37,8 @@ let package = Package(
         // connection timeouts are NIO channel handlers (all already come with Hummingbird).
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         .package(url: "https://github.com/apple/swift-nio-extras", from: "1.24.0"),
+        // Bcrypt (HummingbirdBcrypt) for the dashboard viewers' secrets: a maintained, salted, slow hash.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
     ],
     targets: [
         .systemLibrary(
@@ -89,6 +91,7 @@ let package = Package(
             dependencies: [
                 "OnboardMetricsSDK", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "HummingbirdBcrypt", package: "hummingbird-auth"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -134,13 +137,30 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
+        // The read-only web dashboard (`funnel dashboard`): viewers' sign-in, the report pages
+        // (the renderers' HTML) and their JSON twins on Hummingbird. Apart from the collector on purpose.
+        .target(
+            name: "OnboardMetricsDashboard",
+            dependencies: [
+                "OnboardMetricsSDK", "OnboardMetricsPostgres", "OnboardMetricsStore", "OnboardMetricsReader",
+                "OnboardMetricsAnalysis", "OnboardMetricsRendering",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
+        ),
         // The umbrella: re-exports every layer above as one library.
         .target(
             name: "OnboardMetrics",
             dependencies: [
                 "OnboardMetricsSDK", "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 "OnboardMetricsGeneration", "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis",
-                "OnboardMetricsRendering", "OnboardMetricsCollector",
+                "OnboardMetricsRendering", "OnboardMetricsCollector", "OnboardMetricsDashboard",
             ]
         ),
         .target(name: "OnboardMetricsServerTesting", dependencies: ["OnboardMetricsPostgres", "OnboardMetricsStore"]),
@@ -171,7 +191,7 @@ let package = Package(
                 "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 "OnboardMetricsGeneration",
                 "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
-                "OnboardMetricsCollector",
+                "OnboardMetricsCollector", "OnboardMetricsDashboard",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -183,7 +203,7 @@ let package = Package(
                 "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 "OnboardMetricsGeneration",
                 "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
-                "OnboardMetricsCollector",
+                "OnboardMetricsCollector", "OnboardMetricsDashboard",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -18,6 +18,7 @@ LAYERS = [
     ["OnboardMetricsReader", "OnboardMetricsServerTesting"],
     ["OnboardMetricsAnalysis"],
     ["OnboardMetricsRendering", "OnboardMetricsCollector"],
+    ["OnboardMetricsDashboard"],
     ["OnboardMetrics"],
     ["funnel", "recorder-bench"],
 ]

@@ -3,6 +3,7 @@
 // that imports only the ones below it (Package.swift lists them bottom to top).
 @_exported import OnboardMetricsAnalysis
 @_exported import OnboardMetricsCollector
+@_exported import OnboardMetricsDashboard
 @_exported import OnboardMetricsFormats
 @_exported import OnboardMetricsGeneration
 @_exported import OnboardMetricsPostgres

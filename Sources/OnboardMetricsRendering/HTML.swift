@@ -2,9 +2,9 @@
 ///
 /// Every piece of text that reaches a report — step ids, highlight ids, breakdown values, flow
 /// titles — comes from recorded data or user files, so all of it goes through ``escape(_:)``.
-enum HTML {
+package enum HTML {
     /// Text safe in element content and in double- or single-quoted attribute values.
-    static func escape(_ text: String) -> String {
+    package static func escape(_ text: String) -> String {
         var escaped = ""
         escaped.reserveCapacity(text.utf8.count)
         for scalar in text.unicodeScalars {
@@ -21,7 +21,7 @@ enum HTML {
     }
 
     /// An id fragment made of letters, digits and '-' only, for `id`/`aria-labelledby` references.
-    static func identifier(_ text: String) -> String {
+    package static func identifier(_ text: String) -> String {
         let mapped = text.lowercased().unicodeScalars.map { scalar -> Character in
             (scalar.properties.isAlphabetic && scalar.isASCII) || ("0"..."9").contains(scalar) ? Character(scalar) : "-"
         }
@@ -36,7 +36,7 @@ enum HTML {
     }
 
     /// The exact value of a number for a `data-value` attribute (what tests compare with JSON).
-    static func exact(_ value: Double?) -> String? {
+    package static func exact(_ value: Double?) -> String? {
         value.map { $0 == $0.rounded() && abs($0) < 1e15 ? String(Int($0)) : String($0) }
     }
 }

@@ -2,43 +2,64 @@ import OnboardMetricsAnalysis
 
 /// An HTML table whose cells carry, besides the text shown, the exact number in `data-value`
 /// and whose rows carry a `data-key` — so a reader (or a test) can match cells to the JSON report.
-struct HTMLTable: Sendable {
+package struct HTMLTable: Sendable {
     /// One cell: the text shown and, for numbers, the exact value.
-    struct Cell: Sendable {
-        var text: String
-        var value: String?
+    package struct Cell: Sendable {
+        package var text: String
+        package var value: String?
 
-        init(_ text: String, value: String? = nil) {
+        package init(_ text: String, value: String? = nil) {
             self.text = text
             self.value = value
         }
 
         /// A count, shown and stored as is.
-        static func count(_ value: Int) -> Cell { Cell(String(value), value: String(value)) }
+        package static func count(_ value: Int) -> Cell { Cell(String(value), value: String(value)) }
 
         /// A share, shown as a percentage; the stored value is the fraction.
-        static func percent(_ value: Double?) -> Cell { Cell(NumberText.percent(value), value: HTML.exact(value)) }
+        package static func percent(_ value: Double?) -> Cell {
+            Cell(NumberText.percent(value), value: HTML.exact(value))
+        }
 
         /// Seconds, shown short (12.3s, 4.5m); the stored value is seconds.
-        static func seconds(_ value: Double?) -> Cell { Cell(NumberText.seconds(value), value: HTML.exact(value)) }
+        package static func seconds(_ value: Double?) -> Cell {
+            Cell(NumberText.seconds(value), value: HTML.exact(value))
+        }
     }
 
     /// One row, with an optional key (a step id, a highlight id) in `data-key`.
-    struct Row: Sendable {
-        var key: String?
-        var cells: [Cell]
+    package struct Row: Sendable {
+        package var key: String?
+        package var cells: [Cell]
+
+        package init(key: String?, cells: [Cell]) {
+            self.key = key
+            self.cells = cells
+        }
     }
 
-    var caption: String
-    var header: [String]
-    var rows: [Row]
-    var numericColumns: Set<Int> = []
+    package var caption: String
+    package var header: [String]
+    package var rows: [Row]
+    package var numericColumns: Set<Int> = []
     /// Extra CSS class (e.g. `sr-only` for a chart's fallback).
-    var className: String?
+    package var className: String?
     /// `data-table` attribute: names the table for readers and tests.
-    var name: String?
+    package var name: String?
 
-    func render() -> String {
+    package init(
+        caption: String, header: [String], rows: [Row], numericColumns: Set<Int> = [], className: String? = nil,
+        name: String? = nil
+    ) {
+        self.caption = caption
+        self.header = header
+        self.rows = rows
+        self.numericColumns = numericColumns
+        self.className = className
+        self.name = name
+    }
+
+    package func render() -> String {
         var html = "<table"
         // More than ten columns: set tighter (HTMLDocument's `table.wide`) so it fits the page.
         let classes = [className, header.count > 10 ? "wide" : nil].compactMap { $0 }

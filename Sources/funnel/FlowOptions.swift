@@ -73,12 +73,10 @@ struct TimeRangeOptions: ParsableArguments {
     var untilDate: Date? { get throws { try until.map { try Self.parse($0, option: "--until") } } }
 
     static func parse(_ text: String, option: String) throws -> Date {
-        let full = text.count == 10 ? text + "T00:00:00Z" : text
-        guard let date = TimestampParser().parse(full) else {
+        guard let date = DateText.parse(text) else {
             throw ValidationError("\(option) '\(text)' is not a date: use 2026-01-31 or 2026-01-31T09:00:00Z")
         }
-        // Event ids (UUIDv7) count time from 1970: an earlier bound selects nothing, silently.
-        guard date.timeIntervalSince1970 >= 0 else {
+        guard !DateText.isBeforeEvents(date) else {
             throw ValidationError(
                 "\(option) '\(text)' is before 1970, where no event can be (leave it out to read all data)")
         }

@@ -34,6 +34,8 @@ struct Funnel: AsyncParsableCommand {
             SimulateCommand.self,
             ServeCommand.self,
             KeysCommand.self,
+            DashboardCommand.self,
+            ViewersCommand.self,
             DemoCommand.self,
         ]
     )

@@ -54,38 +54,15 @@ extension ReplayProgress {
         configuration: PostgresConfiguration, quiet: Bool, reader: SessionReader, connections: Int,
         people: Bool = false, _ body: @Sendable (ShardedReader, ReplayProgress) async throws -> T
     ) async throws -> T {
-        let (topology, estimate, links) = try await BlockingIO.run {
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
-            let topology = try ShardCatalog().loadIfMigrated(on: connection)
-            var links = PersonLinks()
-            guard topology.isSharded else {
-                if people { try links.load(on: connection) }
-                return (topology, try EventStore().estimatedCount(on: connection), links)
-            }
-            var estimate = 0.0
-            for shard in topology.shards {
-                let shardConnection = try PostgresConnection(configuration: shard.configuration)
-                defer { shardConnection.close() }
-                estimate += try EventStore().estimatedCount(on: shardConnection)
-                // A person's links may sit on any shard (each with its session's events).
-                if people { try links.load(on: shardConnection) }
-            }
-            return (topology, estimate, links)
-        }
-        var reader = reader
-        if people {
-            var resolved = links
-            resolved.resolve()
-            reader.people = resolved
+        let deployment = try await ShardedReader.deployment(
+            configuration: configuration, reader: reader, connections: connections, people: people)
+        if let resolved = deployment.people {
             Console(quiet: quiet).status(
                 "identity: \(resolved.mergedIDs) ids merged into \(resolved.mergedPeople) people "
                     + "(identify and alias calls)")
         }
-        let progress = ReplayProgress(quiet: quiet, estimate: estimate)
+        let progress = ReplayProgress(quiet: quiet, estimate: deployment.estimatedEvents)
         defer { progress.finish() }
-        let sharded = ShardedReader(
-            reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
-        return try await body(sharded, progress)
+        return try await body(deployment.reader, progress)
     }
 }

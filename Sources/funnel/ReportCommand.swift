@@ -95,17 +95,12 @@ struct ReportCommand: AsyncParsableCommand {
         } else {
             let (definition, _) = try await flow.load(configuration: configuration)
             let funnelOptions = options
-            // The flow funnel ignores what follows a flow's end: finished sessions need not wait out the window.
-            let finishedEarly = SessionReader(
-                since: reader.since, until: reader.until, closeAfter: reader.closeAfter,
-                closeFinishedAfter: options.inactivity)
             let report = try await ReplayProgress.runDeployment(
-                configuration: configuration, quiet: output.quiet, reader: finishedEarly, connections: read.connections,
-                people: options.unit == .user
+                configuration: configuration, quiet: output.quiet, reader: FunnelReport.reader(options: options),
+                connections: read.connections, people: options.unit == .user
             ) { sharded, progress in
-                try await sharded.report(progress: progress.update) {
-                    FunnelAggregator(flow: definition, options: funnelOptions, now: Date())
-                }
+                try await FunnelReport.read(
+                    flow: definition, options: funnelOptions, from: sharded, now: Date(), progress: progress.update)
             }
             emit = { try output.emit(rendered: report.rendered, html: report.html) }
         }

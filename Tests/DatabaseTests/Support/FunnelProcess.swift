@@ -72,17 +72,18 @@ final class FunnelProcess: Sendable {
             errors: String(decoding: errorData.withLock({ $0 }), as: UTF8.self))
     }
 
-    /// Starts `funnel serve ARGUMENTS --port 0` and returns once it prints the URL it listens on.
-    static func serve(_ arguments: [String], timeout: TimeInterval = 60) async throws
+    /// Starts `funnel serve ARGUMENTS --port 0` (or another server `command`, e.g. `dashboard`)
+    /// and returns once it prints the URL it listens on.
+    static func serve(_ arguments: [String], command: String = "serve", timeout: TimeInterval = 60) async throws
         -> (server: FunnelProcess, url: URL)
     {
-        try await BlockingIO.run { try serveBlocking(arguments, timeout: timeout) }
+        try await BlockingIO.run { try serveBlocking(arguments, command: command, timeout: timeout) }
     }
 
-    private static func serveBlocking(_ arguments: [String], timeout: TimeInterval) throws
+    private static func serveBlocking(_ arguments: [String], command: String, timeout: TimeInterval) throws
         -> (server: FunnelProcess, url: URL)
     {
-        let server = try FunnelProcess(["serve", "--port", "0"] + arguments, executable: TestDatabase.funnelExecutable)
+        let server = try FunnelProcess([command, "--port", "0"] + arguments, executable: TestDatabase.funnelExecutable)
         var line = Data()
         let deadline = Date().addingTimeInterval(timeout)
         let handle = server.output.fileHandleForReading
@@ -90,12 +91,12 @@ final class FunnelProcess: Sendable {
             guard Date() < deadline, server.process.isRunning else {
                 server.stopBlocking(signal: SIGKILL)
                 let errors = String(decoding: server.errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                throw Timeout(description: "funnel serve did not start: \(errors)")
+                throw Timeout(description: "funnel \(command) did not start: \(errors)")
             }
             line.append(handle.availableData)
         }
         let text = String(decoding: line.prefix { $0 != 10 }, as: UTF8.self)
-        guard let url = URL(string: text) else { throw Timeout(description: "funnel serve printed \(text)") }
+        guard let url = URL(string: text) else { throw Timeout(description: "funnel \(command) printed \(text)") }
         return (server, url)
     }
 

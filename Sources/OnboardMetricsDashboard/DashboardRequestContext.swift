@@ -1,0 +1,19 @@
+import Hummingbird
+import NIOCore
+
+/// The dashboard's request context: Hummingbird's basics and the client's address, which failed
+/// sign-ins are rate-limited by.
+package struct DashboardRequestContext: RequestContext, RemoteAddressRequestContext {
+    package var coreContext: CoreRequestContextStorage
+    /// The connected peer; `nil` in HummingbirdTesting's router client.
+    package let remoteAddress: SocketAddress?
+
+    package init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        remoteAddress = source.channel.remoteAddress
+    }
+
+    /// The client's IP address (no port: a new connection must not reset the limit), or "unknown".
+    /// Forwarded-for headers are not trusted: any client can write them.
+    package var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+}

@@ -1,0 +1,210 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import OnboardMetricsAnalysis
+import OnboardMetricsRendering
+
+/// The dashboard's routes on Hummingbird. Every page but the sign-in form needs a viewer; every
+/// page has a JSON twin (`?format=json` or `Accept: application/json`).
+package enum DashboardRouter {
+    package static func make(_ dashboard: Dashboard) -> Router<DashboardRequestContext> {
+        let router = Router(context: DashboardRequestContext.self)
+        router.add(middleware: RequestLogMiddleware(logger: dashboard.logger))
+        router.get("/healthz") { _, _ in text(200, "ok\n", type: "text/plain; charset=utf-8") }
+        router.get("/login") { request, _ in
+            let next = safeNext(DashboardQuery.parse(request.uri.query).value("next"))
+            return page(200, DashboardPage.login(message: nil, next: next, asOf: dashboard.clock()))
+        }
+        router.post("/login") { request, context in
+            let form = DashboardQuery.parse(String(buffer: try await request.body.collect(upTo: 16 * 1024)))
+            let next = safeNext(form.value("next"))
+            switch try await dashboard.signIn(
+                name: form.value("name") ?? "", secret: form.value("secret") ?? "", client: context.clientAddress)
+            {
+            case .success(let token):
+                var response = Response(status: .seeOther, headers: [.location: next])
+                response.setCookie(
+                    Cookie(
+                        name: Dashboard.cookieName, value: token, maxAge: Int(dashboard.viewers.sessionTTL), path: "/",
+                        httpOnly: true, sameSite: .strict))
+                return response
+            case .failure(let error):
+                var response = page(
+                    error.code.status, DashboardPage.login(message: error.message, next: next, asOf: dashboard.clock()))
+                if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+                return response
+            }
+        }
+        router.post("/logout") { request, _ in
+            if let token = request.cookies[Dashboard.cookieName]?.value { dashboard.viewers.endSession(token) }
+            var response = Response(status: .seeOther, headers: [.location: "/login"])
+            response.setCookie(
+                Cookie(name: Dashboard.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+            return response
+        }
+        router.get("/") { request, context in
+            try await signedIn(dashboard, request, context) { query in try await home(dashboard, query: query) }
+        }
+        router.get("/flows/:id") { request, context in
+            let id = context.parameters.get("id") ?? ""
+            return try await signedIn(dashboard, request, context) { query in
+                try await flow(dashboard, id: id, query: query, path: request.uri.path)
+            }
+        }
+        router.get("/experiments/:key") { request, context in
+            let key = context.parameters.get("key") ?? ""
+            return try await signedIn(dashboard, request, context) { query in
+                try await experiment(dashboard, key: key, query: query, path: request.uri.path)
+            }
+        }
+        return router
+    }
+
+    /// What a page handler returns: its HTML, and its JSON twin.
+    struct Answer {
+        var html: String
+        var json: String
+        var newestEvent: Date?
+    }
+
+    /// Runs `body` for a signed-in viewer; answers 401, 429 or a redirect to the sign-in form otherwise.
+    static func signedIn(
+        _ dashboard: Dashboard, _ request: Request, _ context: DashboardRequestContext,
+        _ body: (DashboardQuery) async throws -> Answer
+    ) async throws -> Response {
+        let query = DashboardQuery.parse(request.uri.query)
+        let json = wantsJSON(request, query)
+        let caller: Dashboard.Caller
+        do {
+            caller = try await dashboard.caller(request, context)
+        } catch {
+            return failure(dashboard.visible(error, path: request.uri.path), dashboard, json: json, signedIn: false)
+        }
+        switch caller {
+        case .refused(let error):
+            return failure(error, dashboard, json: json, signedIn: false)
+        case .anonymous where !json:
+            let next = request.uri.path + (request.uri.query.map { "?" + $0 } ?? "")
+            return Response(
+                status: .seeOther, headers: [.location: "/login?next=" + DashboardQuery.escape(safeNext(next))])
+        case .anonymous:
+            return failure(
+                DashboardError(.unauthorized, "sign in with a viewer's name and secret (HTTP Basic)"), dashboard,
+                json: true, signedIn: false)
+        case .viewer:
+            do {
+                let answer = try await body(query)
+                var response = json ? text(200, answer.json, type: "application/json") : page(200, answer.html)
+                if let newest = answer.newestEvent, let name = HTTPField.Name("X-Newest-Event") {
+                    response.headers[name] = ISO8601DateFormatter().string(from: newest)
+                }
+                return response
+            } catch {
+                return failure(dashboard.visible(error, path: request.uri.path), dashboard, json: json, signedIn: true)
+            }
+        }
+    }
+
+    static func home(_ dashboard: Dashboard, query: DashboardQuery) async throws -> Answer {
+        let now = dashboard.clock()
+        async let newest = dashboard.data.newestEvent()
+        let flows = try await dashboard.data.flows()
+        let last7 = try await dashboard.data.summaries(flows: flows, days: 7, now: now)
+        let last30 = try await dashboard.data.summaries(flows: flows, days: 30, now: now)
+        let experiments = try await dashboard.data.experiments()
+        func window(_ totals: FunnelReport.Totals?) -> DashboardHome.Window {
+            DashboardHome.Window(
+                started: totals?.started ?? 0, completed: totals?.completed ?? 0, completionRate: totals?.completionRate
+            )
+        }
+        let home = DashboardHome(
+            asOf: now, newestEvent: try await newest,
+            flows: flows.map {
+                DashboardHome.Flow(
+                    id: $0.id, version: $0.version, last7Days: window(last7[$0.id]), last30Days: window(last30[$0.id]))
+            },
+            experiments: experiments.map { DashboardHome.Experiment(key: $0.key, variants: $0.variants.map(\.name)) })
+        return Answer(
+            html: DashboardPage.home(home), json: try ReportJSON.encode(home) + "\n", newestEvent: home.newestEvent)
+    }
+
+    static func flow(_ dashboard: Dashboard, id: String, query: DashboardQuery, path: String) async throws -> Answer {
+        let options = try query.funnelOptions()
+        let now = dashboard.clock()
+        guard let definition = try await dashboard.data.flow(id: id) else {
+            throw DashboardError(.notFound, "no stored flow has the id \(id.debugDescription)")
+        }
+        async let newest = dashboard.data.newestEvent()
+        let report = try await dashboard.data.funnel(flow: definition, options: options, now: now)
+        let newestEvent = try await newest
+        return Answer(
+            html: DashboardPage.flow(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
+            json: try report.rendered(.json) + "\n", newestEvent: newestEvent)
+    }
+
+    static func experiment(_ dashboard: Dashboard, key: String, query: DashboardQuery, path: String) async throws
+        -> Answer
+    {
+        guard let stored = try await dashboard.data.experiment(key: key) else {
+            throw DashboardError(.notFound, "no stored experiment has the key \(key.debugDescription)")
+        }
+        var options = try query.experimentOptions(key: key)
+        options.experiment = stored
+        let now = dashboard.clock()
+        async let newest = dashboard.data.newestEvent()
+        let report = try await dashboard.data.experiment(options: options)
+        let newestEvent = try await newest
+        return Answer(
+            html: DashboardPage.experiment(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
+            json: try report.rendered(.json) + "\n", newestEvent: newestEvent)
+    }
+
+    // MARK: Answers
+
+    static func failure(_ error: DashboardError, _ dashboard: Dashboard, json: Bool, signedIn: Bool) -> Response {
+        var response: Response
+        if json {
+            let body =
+                (try? ReportJSON.encode(["error": ["code": error.code.description, "message": error.message]])) ?? "{}"
+            response = text(error.code.status, body + "\n", type: "application/json")
+        } else {
+            response = page(error.code.status, DashboardPage.error(error, asOf: dashboard.clock(), signedIn: signedIn))
+        }
+        if error.code == .unauthorized {
+            response.headers[.wwwAuthenticate] = "Basic realm=\"OnboardMetrics dashboard\", charset=\"UTF-8\""
+        }
+        if let wait = error.retryAfter { response.headers[.retryAfter] = String(wait) }
+        return response
+    }
+
+    static func page(_ status: Int, _ html: String) -> Response {
+        var response = text(status, html, type: "text/html; charset=utf-8")
+        // No scripts, no outside fetches, no framing: the pages need none of them.
+        response.headers[.contentSecurityPolicy] =
+            "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'self'; frame-ancestors 'none'"
+        return response
+    }
+
+    static func text(_ status: Int, _ body: String, type: String) -> Response {
+        Response(
+            status: HTTPResponse.Status(code: status),
+            headers: [.contentType: type, .cacheControl: "no-store", .xContentTypeOptions: "nosniff"],
+            body: ResponseBody(byteBuffer: ByteBuffer(string: body)))
+    }
+
+    /// JSON when asked by `?format=json`, or by an Accept that names JSON and not HTML.
+    static func wantsJSON(_ request: Request, _ query: DashboardQuery) -> Bool {
+        if let format = query.value("format") { return format == "json" }
+        let accept = request.headers[.accept] ?? ""
+        return accept.contains("application/json") && !accept.contains("text/html")
+    }
+
+    /// Where to go after signing in: a path on this server only (never `//host` or a URL).
+    static func safeNext(_ next: String?) -> String {
+        guard let next, next.hasPrefix("/"), !next.hasPrefix("//"), !next.contains("\\"),
+            !next.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { return "/" }
+        return next
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Hummingbird
+import Logging
+import OnboardMetricsPostgres
+import OnboardMetricsSDK
+import ServiceLifecycle
+import UnixSignals
+
+/// `funnel dashboard` as one piece: the HTTP server in a `ServiceGroup`, so SIGTERM or SIGINT
+/// stops taking requests and answers those in flight. It reads with the database the reports use
+/// and writes nothing. Tests run the same service in process.
+package final class DashboardService: Sendable {
+    /// Everything `funnel dashboard`'s options set.
+    package struct Settings: Sendable {
+        package var host = "127.0.0.1"
+        /// 0 picks a free port (``make(settings:onRunning:)`` tells which).
+        package var port = 8090
+        package var database: PostgresConfiguration
+        /// Connections per server a report reads on.
+        package var readConnections = 1
+        package var viewers = ViewerAuthenticator.Settings()
+        /// Failed sign-ins per client address: a burst, then one per `signInInterval` seconds.
+        package var signInBurst = 10.0
+        package var signInInterval = 60.0
+        /// Whether SIGTERM and SIGINT stop the service gracefully (not in tests).
+        package var stopsOnTerminationSignals = false
+        /// The server's log: one line per request, failed sign-ins, errors.
+        package var logger = Logger(label: "funnel.dashboard")
+
+        package init(database: PostgresConfiguration) {
+            self.database = database
+        }
+    }
+
+    private let group: ServiceGroup
+
+    private init(group: ServiceGroup) {
+        self.group = group
+    }
+
+    /// The dashboard's decisions for `settings`, without a server (what the routes are built on).
+    package static func dashboard(settings: Settings) -> Dashboard {
+        Dashboard(
+            data: DashboardData(database: settings.database, connections: settings.readConnections),
+            viewers: ViewerAuthenticator(database: settings.database, settings: settings.viewers),
+            limiter: SignInLimiter(rate: 1 / max(settings.signInInterval, 0.001), burst: settings.signInBurst),
+            logger: settings.logger)
+    }
+
+    /// Builds the server (nothing listens before ``run()``).
+    /// - Parameter onRunning: called with the port once the server listens.
+    package static func make(settings: Settings, onRunning: @escaping @Sendable (Int) async -> Void) -> DashboardService
+    {
+        let app = Application(
+            router: DashboardRouter.make(dashboard(settings: settings)),
+            configuration: .init(
+                address: .hostname(settings.host, port: settings.port),
+                serverName: "funnel-dashboard/\(OnboardMetricsVersion.current)"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
+            logger: settings.logger)
+        let group = ServiceGroup(
+            configuration: .init(
+                services: [.init(service: app)],
+                gracefulShutdownSignals: settings.stopsOnTerminationSignals ? [.sigterm, .sigint] : [],
+                logger: settings.logger))
+        return DashboardService(group: group)
+    }
+
+    /// Serves until a graceful shutdown has answered every request.
+    package func run() async throws {
+        try await group.run()
+    }
+
+    /// Stops taking requests, answers those in flight, and ends ``run()``.
+    package func triggerGracefulShutdown() async {
+        await group.triggerGracefulShutdown()
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import OnboardMetrics
+
+/// `funnel dashboard`: a read-only web dashboard of the reports, for viewers.
+struct DashboardCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "dashboard",
+        abstract: "Serve a read-only web dashboard of flows and experiments to viewers (funnel viewers create).",
+        discussion: """
+            Pages: GET / lists the stored flows (sessions started and completion rate over the last 7 \
+            and 30 days) and experiments; GET /flows/ID is the flow's funnel, with the options of \
+            `funnel report` in the query string (since, until, per=session|user, breakdown, window, \
+            inactivity), so a link reproduces the view; GET /experiments/KEY is an experiment's \
+            report (metric, per, window, since, until, engine, mde). Each page has a JSON twin, \
+            ?format=json or Accept: application/json, equal to the CLI's --format json for the same \
+            options. Every page says when it was made ("as of") and when the newest event happened.
+
+            Sign-in: a viewer's name and secret (funnel viewers create NAME) as HTTP Basic, for \
+            scripts (curl -u NAME:SECRET), or the form at /login, which sets an HttpOnly, \
+            SameSite=Strict session cookie (sessions live in this process's memory: a restart signs \
+            browsers out). App keys never open the dashboard. Failed sign-ins are logged (without \
+            the secret) and limited per client address (429 with Retry-After once spent).
+
+            It only reads, with the database the reports use, and is a server apart from the \
+            collector (funnel serve). Each request is logged on stderr with the time it took \
+            (--log-level info). SIGTERM or SIGINT stops it after answering the requests in flight. \
+            The first line on stdout is the URL it listens on (useful with --port 0).
+            """)
+
+    @Option(help: "The address to listen on. Default: loopback only.")
+    var host = "127.0.0.1"
+
+    @Option(help: "The port to listen on; 0 picks a free one.")
+    var port = 8090
+
+    @Option(help: "Failed sign-ins a client address may make at once before it must wait.")
+    var signInBurst = 10.0
+
+    @Option(help: "Seconds a client address waits for each further failed sign-in once its burst is spent.")
+    var signInInterval = 60.0
+
+    @OptionGroup var database: DatabaseOptions
+    @OptionGroup var read: ReadOptions
+
+    @Flag(name: .shortAndLong, help: "Print no status lines on stderr.")
+    var quiet = false
+
+    func validate() throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard signInBurst >= 1 else { throw ValidationError("--sign-in-burst must be at least 1") }
+        guard signInInterval > 0, signInInterval <= 86_400 else {
+            throw ValidationError("--sign-in-interval must be between 0 and 86400 seconds (not 0)")
+        }
+    }
+
+    func run() async throws {
+        let console = Console(quiet: quiet)
+        try database.logging.bootstrap(fallback: quiet ? .error : .info)
+        let configuration = try await database.resolve(console: console)
+        // Read-only, so it migrates nothing: without viewers nobody could sign in, which is said now.
+        let viewers = try await BlockingIO.run {
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            return try ViewerStore().validCount(on: connection)
+        }
+        switch viewers {
+        case nil:
+            console.status(
+                "warning: this database has no viewers table: run funnel migrate, then funnel viewers create NAME")
+        case 0?: console.status("warning: no viewers yet, so nobody can sign in: funnel viewers create NAME")
+        default: break
+        }
+        var settings = DashboardService.Settings(database: configuration)
+        settings.host = host
+        settings.port = port
+        settings.readConnections = read.connections
+        settings.signInBurst = signInBurst
+        settings.signInInterval = signInInterval
+        settings.stopsOnTerminationSignals = true
+        let host = host
+        let service = DashboardService.make(settings: settings) { port in
+            console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
+            console.status("dashboard on port \(port): GET /, /flows/ID, /experiments/KEY (sign in at /login)")
+        }
+        try await service.run()
+        console.status("dashboard stopped")
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsDashboard
+
+/// The dashboard's query strings parse to the options `funnel report` would take, refuse what the
+/// CLI refuses, and round-trip into links; sign-in helpers refuse what they must.
+@Suite struct DashboardQueryTests {
+    @Test func aQueryBecomesTheReportsOptions() throws {
+        let query = DashboardQuery.parse(
+            "since=2026-01-10&until=2026-01-20T12%3A00%3A00Z&per=user&breakdown=platform&window=3d&inactivity=1h")
+        let options = try query.funnelOptions()
+        #expect(options.since == Date(timeIntervalSince1970: 1_768_003_200))  // 2026-01-10T00:00:00Z
+        #expect(options.until == Date(timeIntervalSince1970: 1_768_910_400))  // 2026-01-20T12:00:00Z
+        #expect(options.unit == .user)
+        #expect(options.breakdown == "platform")
+        #expect(options.window == 3 * 86_400)
+        #expect(options.inactivity == 3_600)
+        // Defaults as the CLI's.
+        let plain = try DashboardQuery.parse(nil).funnelOptions()
+        #expect(plain.unit == .session && plain.window == 7 * 86_400 && plain.inactivity == 1_800)
+        #expect(plain.since == nil && plain.until == nil && plain.breakdown == nil)
+    }
+
+    @Test(arguments: [
+        "since=yesterday", "per=team", "window=7x", "since=2026-02-01&until=2026-01-01", "until=1969-12-31",
+    ])
+    func badValuesAreRefusedNamingTheParameter(_ text: String) {
+        #expect(throws: DashboardError.self) { try DashboardQuery.parse(text).funnelOptions() }
+        do {
+            _ = try DashboardQuery.parse(text).funnelOptions()
+        } catch let error as DashboardError {
+            #expect(error.code == .badRequest)
+            let name = String(text.prefix { $0 != "=" })
+            #expect(error.message.contains(name))
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
+    @Test func linksCarryTheQueryAndDropTheFormat() {
+        let query = DashboardQuery.parse("breakdown=variant%3Aconsent+copy&format=json&per=user")
+        #expect(query.value("breakdown") == "variant:consent copy")
+        #expect(query.encoded == "breakdown=variant:consent%20copy&per=user")
+        #expect(DashboardQuery.parse(query.encoded).value("breakdown") == "variant:consent copy")
+    }
+
+    @Test func basicCredentialsSplitAtTheFirstColon() {
+        let header = "Basic " + Data("ana:se:cret".utf8).base64EncodedString()
+        let parsed = Dashboard.basicCredentials(header)
+        #expect(parsed?.0 == "ana" && parsed?.1 == "se:cret")
+        #expect(Dashboard.basicCredentials("Bearer om_abc") == nil)
+        #expect(Dashboard.basicCredentials("Basic !!!") == nil)
+    }
+
+    @Test func afterSignInOnlyLocalPaths() {
+        #expect(DashboardRouter.safeNext("/flows/a?per=user") == "/flows/a?per=user")
+        for bad in ["//evil.example/", "https://evil.example/", "/\\evil", "flows", nil] {
+            #expect(DashboardRouter.safeNext(bad) == "/")
+        }
+    }
+}
