@@ -52,12 +52,24 @@ extension ExperimentReport: HTMLReportSection {
             html += chart.chart().figure(fallback: fallback)
             html += "<div class=\"table-wrap\">" + comparisonTable(metric, percent: percent).render() + "</div>\n"
         }
+        for (funnel, (title, table)) in zip(funnels ?? [], funnelTables) {
+            html +=
+                "<h3>\(HTML.escape(title))</h3>\n<div class=\"table-wrap\">"
+                + HTMLTable(
+                    caption: title, header: table.header,
+                    rows: zip(funnel.variants.flatMap { row in funnel.steps.map { (row.variant, $0) } }, table.rows).map
+                    {
+                        key, cells in
+                        HTMLTable.Row(key: "\(key.0)/\(key.1)", cells: cells.map { HTMLTable.Cell($0) })
+                    }, numericColumns: [2, 3, 4, 5], name: "experiment-funnel-\(funnel.flow)"
+                ).render() + "</div>\n<p class=\"note\">\(HTML.escape(funnel.note))</p>\n"
+        }
         return html
     }
 
     private var htmlSubtitle: String {
         var text =
-            "\(units) \(unit.rawValue)s, control \(control), \(engine.rawValue) engine; Holm-adjusted across "
+            "\(units) \(unit.rawValue)s, control \(control), \(engine.rawValue) engine; \(correctionName)-adjusted across "
             + "\(comparisons) comparisons; minimum detectable effect \(Self.points(mde))."
         if let sequential {
             text +=
@@ -71,7 +83,7 @@ extension ExperimentReport: HTMLReportSection {
             caption: "\(metric.metric): versus \(control)",
             header: [
                 "variant", "difference", (sequential == nil ? "" : "always-valid ") + "\(percent)% CI", "relative",
-                "p (Holm)", "significant", "chance to beat",
+                "p (\(correctionName))", "significant", "chance to beat",
                 "units per arm still needed",
             ],
             rows: metric.comparisons.map { row in

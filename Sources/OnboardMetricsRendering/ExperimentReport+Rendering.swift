@@ -14,8 +14,11 @@ extension ExperimentReport {
             bayesian
             ? ["rel. diff", "chance to beat control", "expected loss", "risk of control"]
             : sequential != nil
-                ? ["always-valid \(percent)% CI", "rel. diff", "\(percent)% CI", "always-valid p", "Holm p-value"]
-                : ["\(percent)% CI", "rel. diff", "\(percent)% CI", "p-value", "Holm p-value"]
+                ? [
+                    "always-valid \(percent)% CI", "rel. diff", "\(percent)% CI", "always-valid p",
+                    "\(correctionName) p-value",
+                ]
+                : ["\(percent)% CI", "rel. diff", "\(percent)% CI", "p-value", "\(correctionName) p-value"]
         header.append("units/arm still needed")
         var rows: [[String]] = []
         for result in metrics {
@@ -57,11 +60,44 @@ extension ExperimentReport {
         switch format {
         case .json: return try ReportJSON.encode(self)
         case .csv: return table.csv
-        case .markdown: return "## \(title)\n\n\(sampleRatioLine)\n\n\(table.markdown)\n\n\(footnote)"
+        case .markdown:
+            return "## \(title)\n\n\(sampleRatioLine)\n\n\(table.markdown)\n\n\(footnote)"
+                + funnelTables.map { "\n\n### \($0.title)\n\n\($0.table.markdown)" }.joined()
+                + (funnels?.first.map { "\n\n" + $0.note } ?? "")
         case .text:
             guard units > 0 else { return title + "\n\nno exposure to '\(key)' in the data read" }
-            return "\(title)\n\(sampleRatioLine)\n\n\(table.text)\n\n\(footnote)"
+            return "\(title)\n\(sampleRatioLine)\n\n\(table.text)\n\n\(footnote)" + funnelText
         }
+    }
+
+    /// The multiple-comparison correction's short name: Holm or BH (Benjamini–Hochberg).
+    var correctionName: String { correction == .holm ? "Holm" : "BH" }
+
+    /// One table per `funnel:FLOW` metric: per variant and step, reached, the rate over every
+    /// exposed unit, and the step-to-step rate (not tested; see the note).
+    var funnelTables: [(title: String, table: TextTable)] {
+        (funnels ?? []).map { funnel in
+            let rows = funnel.variants.flatMap { row in
+                funnel.steps.indices.map { index in
+                    [
+                        row.variant, funnel.steps[index], String(row.units), String(row.reached[index]),
+                        NumberText.percent(row.rates[index]), NumberText.percent(row.stepToStep[index]),
+                    ]
+                }
+            }
+            return (
+                "Funnel \(funnel.flow): each step over all exposed units (tested above as reached:STEP)",
+                TextTable(
+                    header: ["variant", "step", "exposed", "reached", "of exposed", "step to step (no test)"],
+                    rows: rows, numericColumns: [2, 3, 4, 5])
+            )
+        }
+    }
+
+    /// The funnel tables and their note, as text.
+    var funnelText: String {
+        guard let funnels, let note = funnels.first?.note else { return "" }
+        return funnelTables.map { "\n\n\($0.title)\n\n\($0.table.text)" }.joined() + "\n\n" + note
     }
 
     var sampleRatioLine: String {
@@ -77,7 +113,7 @@ extension ExperimentReport {
         var text =
             "units/arm still needed: to detect ±\(Self.points(mde)) from control's rate at α = \(alpha), \(percent)% power."
         if engine == .frequentist {
-            text += " Holm-adjusted over \(comparisons) comparison(s); * = below α."
+            text += " \(correctionName)-adjusted over \(comparisons) comparison(s); * = below α."
             if let sequential {
                 text +=
                     " Sequential: \(sequential.method); tuned for N* = \(Int(sequential.tuning)) units "

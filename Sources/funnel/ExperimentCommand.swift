@@ -12,7 +12,10 @@ struct ExperimentCommand: AsyncParsableCommand {
             Units are those with an experiment_exposure named KEY (a session's first exposure gives its \
             variant). Metrics: completion (flow_completed), step:ID (step_completed of ID), \
             discovery:FEATURE (feature_used FEATURE; units that used it before exposure leave the \
-            denominator); conversions count within --window after the exposure. Repeat --metric for \
+            denominator), funnel:FLOW (every step of FLOW and its completion, each over all exposed units: \
+            GrowthBook's funnel metric with one denominator; step-to-step rates are shown for reading, \
+            without p-values, as the units reaching a step are a subset the variant itself changes); \
+            conversions count within --window after the exposure. Repeat --metric for \
             several; Holm's correction (or Benjamini-Hochberg's, --correction bh) spans all variant x \
             metric comparisons.
 
@@ -35,6 +38,7 @@ struct ExperimentCommand: AsyncParsableCommand {
               funnel experiment consent-copy --metric completion --metric step:consent --engine bayesian
               funnel experiment consent-copy --flow examples/flows/health-study.json --format json
               funnel experiment consent-copy --metric step:consent --sequential --tuning 20000
+              funnel experiment consent-copy --metric funnel:health-study --correction bh
             """)
 
     @Argument(help: "The experiment key.")
@@ -121,6 +125,10 @@ struct ExperimentCommand: AsyncParsableCommand {
                 throw ValidationError("flow '\(definition.id)' has no step '\(stepID)'")
             }
             options.flow = definition
+        }
+        for case .funnel(let flowID) in options.metrics {
+            let (definition, _) = try await FlowOptions.parse(["--flow", flowID]).load(configuration: configuration)
+            options.expand(funnel: definition)
         }
         let key = key
         options.experiment = try await BlockingIO.run {

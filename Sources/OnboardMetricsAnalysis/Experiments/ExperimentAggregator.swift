@@ -103,6 +103,20 @@ public struct ExperimentAggregator: Sendable {
                 eligible.append(options.flow?.step(stepID)?.applies(to: session.context) ?? true)
                 converted.append(
                     session.events.contains { $0.kind == .stepCompleted && $0.stepID == stepID && inWindow($0) })
+            case .reached(let stepID):
+                eligible.append(true)
+                converted.append(
+                    session.events.contains { $0.kind == .stepViewed && $0.stepID == stepID && inWindow($0) })
+            case .finished(let flowID):
+                eligible.append(true)
+                converted.append(
+                    session.events.contains {
+                        $0.kind == .flowCompleted && ($0.flowID == nil || $0.flowID == flowID) && inWindow($0)
+                    })
+            case .funnel:
+                // Expanded before the read (ExperimentOptions.expand(funnel:)); unexpanded, nothing converts.
+                eligible.append(true)
+                converted.append(false)
             case .discovery(let feature):
                 let used = { (event: RecordedEvent) in event.kind == .featureUsed && event.name == feature }
                 eligible.append(!session.events.contains { used($0) && $0.time < start })

@@ -14,8 +14,18 @@ public struct ExperimentOptions: Sendable, Hashable {
         /// The unit used FEATURE (`feature_used`); units that used it before their exposure
         /// already knew it and leave the denominator, as in the discovery report.
         case discovery(String)
+        /// The unit viewed step ID (`step_viewed`); every exposed unit is in the denominator
+        /// (a step of `funnel:FLOW`).
+        case reached(String)
+        /// The unit completed flow ID (`flow_completed` of that flow); every exposed unit is in the
+        /// denominator (the last step of `funnel:FLOW`).
+        case finished(String)
+        /// Every step of flow ID, each over all exposed units (GrowthBook's funnel metric with one
+        /// denominator); expanded into ``reached(_:)`` and ``finished(_:)`` by
+        /// ``ExperimentOptions/expand(funnel:)`` before the read.
+        case funnel(String)
 
-        /// Parses `completion`, `step:ID` or `discovery:FEATURE`.
+        /// Parses `completion`, `step:ID`, `discovery:FEATURE`, `reached:ID`, `completion:FLOW` or `funnel:FLOW`.
         /// - Throws: ``ExperimentError`` `.invalidMetric`.
         public init(parsing text: String) throws {
             if text == "completion" {
@@ -25,14 +35,19 @@ public struct ExperimentOptions: Sendable, Hashable {
             let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[1].isEmpty else {
                 throw ExperimentError(
-                    .invalidMetric, "metric '\(text)' is not completion, step:ID or discovery:FEATURE")
+                    .invalidMetric,
+                    "metric '\(text)' is not completion, step:ID, discovery:FEATURE or funnel:FLOW")
             }
             switch parts[0] {
             case "step": self = .step(parts[1])
             case "discovery": self = .discovery(parts[1])
+            case "reached": self = .reached(parts[1])
+            case "completion": self = .finished(parts[1])
+            case "funnel": self = .funnel(parts[1])
             default:
                 throw ExperimentError(
-                    .invalidMetric, "metric '\(text)' is not completion, step:ID or discovery:FEATURE")
+                    .invalidMetric,
+                    "metric '\(text)' is not completion, step:ID, discovery:FEATURE or funnel:FLOW")
             }
         }
 
@@ -41,6 +56,9 @@ public struct ExperimentOptions: Sendable, Hashable {
             case .completion: "completion"
             case .step(let id): "step:\(id)"
             case .discovery(let feature): "discovery:\(feature)"
+            case .reached(let id): "reached:\(id)"
+            case .finished(let flow): "completion:\(flow)"
+            case .funnel(let flow): "funnel:\(flow)"
             }
         }
 
@@ -86,6 +104,39 @@ public struct ExperimentOptions: Sendable, Hashable {
     /// (the expected split of the sample-ratio-mismatch test). Without it, "control" (or else the
     /// first name in order) is the control and equal shares are expected.
     public var experiment: ExperimentDefinition?
+
+    /// The funnels asked for with `funnel:FLOW`, once expanded: each flow's steps and the indices
+    /// of their metrics in ``metrics``.
+    public var funnels: [FunnelMetric] = []
+
+    /// A `funnel:FLOW` metric expanded into one metric per step and the flow's completion.
+    public struct FunnelMetric: Sendable, Hashable {
+        public var flowID: String
+        /// The flow's step ids, then "completion".
+        public var steps: [String]
+        /// Where each step's metric sits in ``ExperimentOptions/metrics``.
+        public var metricIndices: [Int]
+        /// Per step, whether it applies only under a condition (not every unit passes it).
+        public var conditional: [Bool]
+    }
+
+    /// Replaces `funnel:FLOW` in ``metrics`` by `reached:STEP` for each step of `flow` and
+    /// `completion:FLOW`, and records them in ``funnels``.
+    public mutating func expand(funnel flow: FlowDefinition) {
+        guard let position = metrics.firstIndex(of: .funnel(flow.id)) else { return }
+        let expanded = flow.steps.map { Metric.reached($0.id) } + [.finished(flow.id)]
+        metrics.replaceSubrange(position...position, with: expanded)
+        for index in funnels.indices {
+            funnels[index].metricIndices = funnels[index].metricIndices.map {
+                $0 > position ? $0 + expanded.count - 1 : $0
+            }
+        }
+        funnels.append(
+            FunnelMetric(
+                flowID: flow.id, steps: flow.steps.map(\.id) + ["completion"],
+                metricIndices: Array(position..<(position + expanded.count)),
+                conditional: flow.steps.map { $0.when != nil } + [false]))
+    }
 
     /// Sequential testing: intervals and p-values that stay valid however often the results are
     /// looked at (``MixtureSequentialTest``); Holm's adjustment and `significant` then use them.

@@ -131,9 +131,63 @@ public struct ExperimentReport: Sendable, Hashable, Codable {
     public var sequential: Sequential? = nil
     /// How `adjusted_p_value` corrects for the comparisons: Holm (the default) or Benjamini–Hochberg.
     public var correction: MultipleComparisonCorrection = .holm
+    /// The `funnel:FLOW` metrics, step by step (their tests are the `reached:STEP` metrics above).
+    public var funnels: [FunnelResult]? = nil
+
+    /// One `funnel:FLOW` metric: per variant and step, units that reached it over every exposed
+    /// unit (one denominator, so the rates compare randomized groups), and the step-to-step rates
+    /// for reading only.
+    public struct FunnelResult: Sendable, Hashable, Codable {
+        /// Per variant, per step.
+        public struct Row: Sendable, Hashable, Codable {
+            public var variant: String
+            /// Exposed units: the denominator of every step.
+            public var units: Int
+            public var reached: [Int]
+            /// reached / units.
+            public var rates: [Double?]
+            /// reached / reached at the last earlier step without a condition (the first: reached /
+            /// units); no test.
+            public var stepToStep: [Double?]
+        }
+
+        public var flow: String
+        public var steps: [String]
+        public var variants: [Row]
+        /// Why step-to-step rates carry no p-value.
+        public var note: String
+    }
+
+    /// Why step-to-step rates are not tested.
+    public static let stepToStepNote =
+        "Step-to-step rates are shown without p-values: the units reaching a step are a post-treatment "
+        + "subset that the variant itself changes, so comparing those rates across variants is biased. "
+        + "The tests above use every exposed unit as the denominator of each step."
 }
 
 extension ExperimentReport {
+    /// One `funnel:FLOW` metric's steps per variant, from its expanded metrics' counts.
+    static func funnelResult(
+        _ funnel: ExperimentOptions.FunnelMetric, names: [String], counts: [String: ExperimentAggregator.Counts],
+        empty: ExperimentAggregator.Counts
+    ) -> FunnelResult {
+        let rows = names.map { name in
+            let row = counts[name] ?? empty
+            let reached = funnel.metricIndices.map { row.conversions[$0] }
+            let units = row.units
+            let rates = reached.map { units > 0 ? Double($0) / Double(units) : nil }
+            // Against the last step before it that every unit passes: a conditional step is skipped
+            // by those it does not apply to, so it is no one's "previous step".
+            let steps = reached.indices.map { index -> Double? in
+                let previous = (0..<index).last { !funnel.conditional[$0] }
+                let before = previous.map { reached[$0] } ?? units
+                return before > 0 ? Double(reached[index]) / Double(before) : nil
+            }
+            return FunnelResult.Row(variant: name, units: units, reached: reached, rates: rates, stepToStep: steps)
+        }
+        return FunnelResult(flow: funnel.flowID, steps: funnel.steps, variants: rows, note: stepToStepNote)
+    }
+
     /// The p-value below which a sample ratio is flagged as a mismatch.
     public static let sampleRatioThreshold = 0.001
 
@@ -197,7 +251,9 @@ extension ExperimentReport {
                     method: Self.sequentialMethod, tuning: options.sequentialTuning,
                     rho: MixtureSequentialTest.rho(alpha: options.alpha, tuning: options.sequentialTuning),
                     looks: "any")
-                : nil, correction: correction)
+                : nil, correction: correction,
+            funnels: options.funnels.isEmpty
+                ? nil : options.funnels.map { funnelResult($0, names: names, counts: counts, empty: empty) })
     }
 
     /// The sequential method in words, as reports state it.
