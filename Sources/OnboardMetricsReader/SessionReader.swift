@@ -1,6 +1,7 @@
 import Foundation
 import OnboardMetricsPostgres
 import OnboardMetricsSDK
+import OnboardMetricsStore
 
 /// Streams recorded sessions out of PostgreSQL for replay: one binary `COPY ... TO STDOUT` of the
 /// events in event-id order (UUIDv7, so the client's time order), grouped into complete sessions
@@ -26,6 +27,9 @@ public struct SessionReader: Sendable {
     public var buckets: [Int]?
     /// Who is one person (``PersonLinks``, resolved): a session's user is its person's id.
     public var people: PersonLinks?
+    /// When set, only the cohort's sessions (unit session) or people's sessions (unit user: with
+    /// ``people`` set, so that a user is a person) are handed out.
+    public var cohort: Cohort?
 
     /// A reader of every event in `[since, until)`.
     public init(
@@ -116,6 +120,7 @@ public struct SessionReader: Sendable {
                 streamTime: streamTime, event: consume event,
                 clockOffset: offset
             ) { session in
+                guard cohort?.admits(session) ?? true else { return }
                 statistics.sessions += 1
                 try body(session)
             }
@@ -124,6 +129,7 @@ public struct SessionReader: Sendable {
         }
         statistics.peakOpenSessions = grouper.peakOpenCount
         try grouper.finish { session in
+            guard cohort?.admits(session) ?? true else { return }
             statistics.sessions += 1
             try body(session)
         }

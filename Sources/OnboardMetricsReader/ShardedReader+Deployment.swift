@@ -12,24 +12,32 @@ extension ShardedReader {
         public var estimatedEvents: Double
         /// The merged identity links, when units are people; `nil` otherwise.
         public var people: PersonLinks?
+        /// The cohort the read is restricted to, if any.
+        public var cohort: Cohort?
     }
 
     /// Prepares a read of a deployment: the shard topology of `configuration` (a coordinator, or a
     /// single server), the row estimates, and — with `people` — the identity links of every server
     /// read, merged (``PersonLinks``), so a session's user is its person. What `funnel report` and
     /// the dashboard both read through.
-    /// - Throws: `PostgresError`.
+    /// With `cohort`, only the sessions of that saved cohort (of its people, for a cohort of users:
+    /// identity links are then merged whatever `people` says, since its members are people).
+    /// - Throws: `PostgresError`; ``CohortError`` `.unknown` for a cohort that does not exist.
     public static func deployment(
-        configuration: PostgresConfiguration, reader: SessionReader, connections: Int, people: Bool = false
+        configuration: PostgresConfiguration, reader: SessionReader, connections: Int, people: Bool = false,
+        cohort cohortName: String? = nil
     ) async throws -> Deployment {
-        let (topology, estimate, links) = try await BlockingIO.run {
+        let (topology, estimate, links, cohort) = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
+            // Cohorts are kept on the coordinator, with the flows and keys.
+            let cohort = try cohortName.map { try CohortStore().load($0, on: connection) }
+            let people = people || cohort?.unit == .user
             let topology = try ShardCatalog().loadIfMigrated(on: connection)
             var links = PersonLinks()
             guard topology.isSharded else {
                 if people { try links.load(on: connection) }
-                return (topology, try EventStore().estimatedCount(on: connection), links)
+                return (topology, try EventStore().estimatedCount(on: connection), links, cohort)
             }
             var estimate = 0.0
             for shard in topology.shards {
@@ -39,11 +47,12 @@ extension ShardedReader {
                 // A person's links may sit on any shard (each with its session's events).
                 if people { try links.load(on: shardConnection) }
             }
-            return (topology, estimate, links)
+            return (topology, estimate, links, cohort)
         }
         var reader = reader
         var resolved: PersonLinks?
-        if people {
+        reader.cohort = cohort
+        if people || cohort?.unit == .user {
             var merged = links
             merged.resolve()
             reader.people = merged
@@ -51,6 +60,6 @@ extension ShardedReader {
         }
         let sharded = ShardedReader(
             reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
-        return Deployment(reader: sharded, estimatedEvents: estimate, people: resolved)
+        return Deployment(reader: sharded, estimatedEvents: estimate, people: resolved, cohort: cohort)
     }
 }

@@ -145,7 +145,7 @@ struct CompareCommand: AsyncParsableCommand {
             closeAfter: options.funnel.window + options.funnel.inactivity,
             closeFinishedAfter: options.funnel.inactivity)
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+            configuration: configuration, quiet: output.quiet, reader: reader, read: read
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {
                 ComparisonAggregator(flow: definition, options: options, now: Date())

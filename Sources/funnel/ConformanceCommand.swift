@@ -32,7 +32,7 @@ struct ConformanceCommand: AsyncParsableCommand {
         let configuration = try await database.resolve(console: console)
         let (definition, catalog) = try await flow.load(configuration: configuration)
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+            configuration: configuration, quiet: output.quiet, reader: reader, read: read
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {
                 ConformanceAggregator(flow: definition, catalog: catalog, options: options)

@@ -105,7 +105,7 @@ struct CorrelateCommand: AsyncParsableCommand {
         let started = Date()
         let now = Date()
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: options.reader, connections: read.connections,
+            configuration: configuration, quiet: output.quiet, reader: options.reader, read: read,
             people: per == .user
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {

@@ -78,7 +78,7 @@ struct DiscoveryCommand: AsyncParsableCommand {
         let options = try makeOptions()
         let configuration = try await database.resolve(console: console)
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: options.reader, connections: read.connections,
+            configuration: configuration, quiet: output.quiet, reader: options.reader, read: read,
             people: per == .user
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) { DiscoveryAggregator(options: options) }

@@ -34,7 +34,7 @@ enum ExitStatus {
         case let error as IngestError: return error.code == .io ? data : (error.code == .rejectsFile ? usage : data)
         case is DurationText.ParseError, is AdHocFunnelError: return usage
         case is FlowError, is EventValidationError, is SimulationError: return data
-        case is ExperimentError, is CollectorError, is EventMappingError, is ViewerError: return data
+        case is ExperimentError, is CollectorError, is EventMappingError, is ViewerError, is CohortError: return data
         default: return nil
         }
     }

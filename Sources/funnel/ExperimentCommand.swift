@@ -139,7 +139,7 @@ struct ExperimentCommand: AsyncParsableCommand {
         let prepared = options
         let correction = correction
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: prepared.reader, connections: read.connections,
+            configuration: configuration, quiet: output.quiet, reader: prepared.reader, read: read,
             people: per == .user
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {

@@ -104,7 +104,7 @@ struct PathsCommand: AsyncParsableCommand {
         let afterDrop: Bool
         if case .afterDrop = options.mode { afterDrop = true } else { afterDrop = false }
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: options.reader, connections: read.connections,
+            configuration: configuration, quiet: output.quiet, reader: options.reader, read: read,
             people: afterDrop || per == .user
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {

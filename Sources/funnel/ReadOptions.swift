@@ -11,6 +11,14 @@ struct ReadOptions: ParsableArguments {
                 + "have spare cores. Default 1 (with shards: one connection per shard)."))
     var connections: Int = 1
 
+    @Option(
+        help: ArgumentHelp(
+            "Only the sessions (or people) of this saved cohort.",
+            discussion: "Cohorts are saved by `funnel users ... --save-cohort NAME`: a cohort of sessions keeps "
+                + "only those sessions; a cohort of users keeps every session of those people (ids linked by "
+                + "identify or alias are one person)."))
+    var cohort: String?
+
     func validate() throws {
         guard (1...64).contains(connections) else { throw ValidationError("--read-connections must be 1...64") }
     }

@@ -46,16 +46,22 @@ extension ReplayProgress {
 
 extension ReplayProgress {
     /// Runs a report over a deployment's sessions: `body` gets a ``ShardedReader`` over its
-    /// shards — or over the coordinator itself when it has none, on `connections` connections —
+    /// shards — or over the coordinator itself when it has none, on `--read-connections` connections —
     /// and the progress to report to (a bar against the row estimates of every server read).
     /// With `people`, a session's user is its person: the identity links of every server read
     /// are merged first (``PersonLinks``), and how many ids were merged is said on stderr.
     static func runDeployment<T: Sendable>(
-        configuration: PostgresConfiguration, quiet: Bool, reader: SessionReader, connections: Int,
+        configuration: PostgresConfiguration, quiet: Bool, reader: SessionReader, read: ReadOptions,
         people: Bool = false, _ body: @Sendable (ShardedReader, ReplayProgress) async throws -> T
     ) async throws -> T {
         let deployment = try await ShardedReader.deployment(
-            configuration: configuration, reader: reader, connections: connections, people: people)
+            configuration: configuration, reader: reader, connections: read.connections, people: people,
+            cohort: read.cohort)
+        if let cohort = deployment.cohort {
+            Console(quiet: quiet).status(
+                "cohort \(cohort.name): \(cohort.members.count) \(cohort.unit.rawValue)s"
+                    + (cohort.description.isEmpty ? "" : " (\(cohort.description))"))
+        }
         if let resolved = deployment.people {
             Console(quiet: quiet).status(
                 "identity: \(resolved.mergedIDs) ids merged into \(resolved.mergedPeople) people "

@@ -86,7 +86,7 @@ struct ReportCommand: AsyncParsableCommand {
                 steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
                 window: options.window, unit: options.unit)
             let report = try await ReplayProgress.runDeployment(
-                configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections,
+                configuration: configuration, quiet: output.quiet, reader: reader, read: read,
                 people: options.unit == .user
             ) { sharded, progress in
                 try await sharded.report(progress: progress.update) { AdHocFunnelAggregator(funnel: funnel) }
@@ -97,7 +97,7 @@ struct ReportCommand: AsyncParsableCommand {
             let funnelOptions = options
             let report = try await ReplayProgress.runDeployment(
                 configuration: configuration, quiet: output.quiet, reader: FunnelReport.reader(options: options),
-                connections: read.connections, people: options.unit == .user
+                read: read, people: options.unit == .user
             ) { sharded, progress in
                 try await FunnelReport.read(
                     flow: definition, options: funnelOptions, from: sharded, now: Date(), progress: progress.update)

@@ -83,7 +83,7 @@ struct RetentionCommand: AsyncParsableCommand {
         let (definition, _) = try await flow.load(configuration: configuration)
         let now = Date()
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: options.reader, connections: read.connections,
+            configuration: configuration, quiet: output.quiet, reader: options.reader, read: read,
             people: true
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {

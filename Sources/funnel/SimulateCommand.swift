@@ -117,7 +117,7 @@ struct SimulateCommand: AsyncParsableCommand {
         let started = Date()
         // A SimulationError says what to change in its message; it is not a usage error.
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+            configuration: configuration, quiet: output.quiet, reader: reader, read: read
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {
                 try SimulationSampler(options: prepared, now: Date())

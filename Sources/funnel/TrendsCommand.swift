@@ -67,7 +67,7 @@ struct TrendsCommand: AsyncParsableCommand {
             closeAfter: options.funnel.window + options.funnel.inactivity,
             closeFinishedAfter: options.funnel.inactivity)
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: output.quiet, reader: reader, connections: read.connections
+            configuration: configuration, quiet: output.quiet, reader: reader, read: read
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {
                 TrendAggregator(flow: definition, options: options, now: Date())

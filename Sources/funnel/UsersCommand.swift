@@ -18,6 +18,8 @@ struct UsersCommand: AsyncParsableCommand {
             Examples:
               funnel users --flow health-study --step consent --status dropped > dropped-at-consent.csv
               funnel users --flow health-study --status completed --per user --format json
+              funnel users --flow health-study --step consent --status dropped --per user --save-cohort consent-droppers
+              funnel retention --flow health-study --cohort consent-droppers
             """)
 
     @OptionGroup var flow: FlowOptions
@@ -38,6 +40,17 @@ struct UsersCommand: AsyncParsableCommand {
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var read: ReadOptions
 
+    @Option(
+        help: ArgumentHelp(
+            "Save the units listed as a cohort of this name, for any report's --cohort.",
+            discussion: "1-64 letters, digits, dots, dashes or underscores. The cohort keeps the session ids "
+                + "(--per session) or the people (--per user) listed now; it does not change as events arrive.",
+            valueName: "name"))
+    var saveCohort: String?
+
+    @Flag(help: "With --save-cohort: replace a cohort of the same name.")
+    var replace = false
+
     @Option(help: "Output format: csv, json, text, markdown, or html (a page written to --output).")
     var format: HTMLOutputOptions.Format = .csv
 
@@ -49,6 +62,12 @@ struct UsersCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard flow.flow != nil else { throw ValidationError("pass --flow FILE|ID") }
+        if replace, saveCohort == nil { throw ValidationError("--replace goes with --save-cohort NAME") }
+        if let saveCohort {
+            do { try CohortStore.validate(saveCohort) } catch let error as CohortError {
+                throw ValidationError(error.message)
+            }
+        }
         if step == nil, status == .skipped { throw ValidationError("--status skipped needs --step") }
         _ = try makeOptions()
     }
@@ -77,12 +96,27 @@ struct UsersCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let report = try await ReplayProgress.runDeployment(
-            configuration: configuration, quiet: quiet, reader: options.reader, connections: read.connections,
+            configuration: configuration, quiet: quiet, reader: options.reader, read: read,
             people: per == .user
         ) { sharded, progress in
             try await sharded.report(progress: progress.update) {
                 try UnitListAggregator(flow: definition, options: options, now: now)
             }
+        }
+        if let name = saveCohort {
+            let cohort = Cohort(
+                name: name, unit: per == .user ? .user : .session,
+                description: "users --flow \(definition.id) v\(definition.version)"
+                    + (step.map { " --step \($0)" } ?? "") + " --status \(status.rawValue) --per \(per.rawValue)",
+                members: Set(
+                    report.rows.map { per == .user ? $0.userID : $0.sessionID.uuidString.lowercased() }))
+            let replace = replace
+            try await BlockingIO.run {
+                let connection = try PostgresConnection(configuration: configuration)
+                defer { connection.close() }
+                try CohortStore().save(cohort, replace: replace, on: connection)
+            }
+            console.status("saved cohort \(name): \(cohort.members.count) \(cohort.unit.rawValue)s")
         }
         guard let plain = format.plain else {
             try HTMLOutputOptions.write(report.html(), to: outputFile)
