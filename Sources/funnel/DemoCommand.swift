@@ -86,14 +86,23 @@ struct DemoCommand: AsyncParsableCommand {
         console.print(try reports.experiment.rendered(.text))
         console.print("")
         console.print(reports.forecast.title + "\n\n" + reports.forecast.summaryTable.text)
+        if let why = reports.why {
+            console.print("")
+            console.print(why.summary)
+        }
+        let whySections: [any HTMLReportSection] =
+            reports.why.map { [$0.correlation, $0.paths, $0.retention] } ?? []
         let page = HTMLDocument(
             title: "OnboardMetrics demo report",
             subtitle: "\(plan.total) synthetic sessions across \(Self.shares.count) scenarios (seed \(seed)).",
             sections: [
                 reports.funnel, reports.trend, reports.discovery, reports.experiment, reports.forecast,
                 reports.conformance,
-            ])
+            ] + whySections)
         try HTMLOutputOptions.write(page.render(), to: outputFile)
         console.status("wrote \(outputFile)" + String(format: " (%.1f s in all)", Date().timeIntervalSince(started)))
+        console.print(
+            "\nNext, to share these reports in a browser: funnel viewers create NAME (prints the viewer's secret), "
+                + "then funnel dashboard (prints its URL)")
     }
 }

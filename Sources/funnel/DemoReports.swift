@@ -2,7 +2,8 @@ import Foundation
 import OnboardMetrics
 
 /// The reports `funnel demo` prints and writes: the health-study funnel, its trend per day,
-/// conformance, experiment and a forecast of a shorter flow, and feature discovery.
+/// conformance, experiment and a forecast of a shorter flow, feature discovery, and why sessions
+/// drop where most drop (correlation, paths, retention).
 struct DemoReports: Sendable {
     var funnel: FunnelReport
     var discovery: DiscoveryReport
@@ -13,6 +14,8 @@ struct DemoReports: Sendable {
     var forecast: SimulationReport
     /// The health-study completion rate per day of session start.
     var trend: TrendReport
+    /// Why sessions drop at the step where most drop; `nil` when none dropped.
+    var why: DemoWhy?
 
     /// The forecast's candidate: the health-study flow without its `modules` step.
     static var withoutModules: FlowDefinition {
@@ -56,9 +59,10 @@ struct DemoReports: Sendable {
             var simulation = SimulationOptions(candidate: withoutModules, baseline: flow)
             simulation.catalog = catalog
             let forecast = try SimulationSampler(options: simulation, now: now).report(of: sessions)
+            let why = try DemoWhy.build(flow: flow, funnel: funnel, sessions: sessions, asOf: now)
             return DemoReports(
                 funnel: funnel, discovery: discovery, conformance: conformance, experiment: experiment,
-                forecast: forecast, trend: trend)
+                forecast: forecast, trend: trend, why: why)
         }
     }
 }

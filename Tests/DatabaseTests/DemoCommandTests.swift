@@ -23,6 +23,10 @@ import Testing
         #expect(first.output.contains("Feature discovery"))
         #expect(first.output.contains("Forecast of health-study v2"))
         #expect(first.output.contains("back-test"))
+        // The "why" section: correlation, paths and retention at the step where most drop.
+        #expect(first.output.contains("Why sessions drop at "))
+        #expect(first.output.contains("active on day 7 after onboarding: completed"))
+        #expect(first.output.contains("then funnel dashboard (prints its URL)"))
         // As of the end of the generated period (issue 31): the sessions the generator leaves under
         // way there are in progress and their day marked, not dropped months later.
         #expect(first.output.contains("Trend health-study v1 by day, window 7d, as of 2026-02-02T00:00:00Z"))
@@ -35,7 +39,7 @@ import Testing
         for section in [
             "funnel-health-study", "trend-health-study", "discovery", "experiment-consent-copy",
             "forecast-health-study",
-            "conformance-health-study",
+            "conformance-health-study", "correlation", "retention-health-study", "paths-health-study",
         ] {
             #expect(html.contains("<section id=\"\(section)\""), "\(section)")
         }
