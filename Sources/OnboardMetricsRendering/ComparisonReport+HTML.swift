@@ -51,7 +51,7 @@ extension ComparisonReport: HTMLReportSection {
             caption: "Steps: B − A",
             header: [
                 "step", "A entered", "A conversion", "B entered", "B conversion", "difference", "\(percent)% CI",
-                "Holm p", "skip-rate change", "time-on-step median change", "Mann-Whitney p", "verdict",
+                "\(correctionName) p", "skip-rate change", "time-on-step median change", "Mann-Whitney p", "verdict",
             ],
             rows: rows.map { row in
                 HTMLTable.Row(

@@ -3,12 +3,16 @@ import OnboardMetricsAnalysis
 import OnboardMetricsStatistics
 
 extension ComparisonReport {
+    /// The correction's short name: Holm or BH (Benjamini–Hochberg).
+    var correctionName: String { correction == .holm ? "Holm" : "BH" }
+
     /// One row per step (then completion): each cohort's conversion, the difference with its
     /// interval, p-values, skip-rate and time-on-step changes, and the verdict.
     public var table: TextTable {
         let percent = Int((level * 100).rounded())
         let header = [
-            "step", "A entered", "A conv.", "B entered", "B conv.", "diff", "\(percent)% CI", "p", "Holm p",
+            "step", "A entered", "A conv.", "B entered", "B conv.", "diff", "\(percent)% CI", "p",
+            "\(correctionName) p",
             "skip diff",
             "skip p", "time p50 diff", "time p", "verdict",
         ]
@@ -43,14 +47,15 @@ extension ComparisonReport {
     /// The gate's outcome in one line, or what the report tested without a gate.
     public var gateLine: String {
         guard let threshold = regressionThreshold else {
-            return "no gate (--fail-on-regression PP); Holm over \(comparisons) rows at alpha \(alpha)"
+            return "no gate (--fail-on-regression PP); \(correctionName) over \(comparisons) rows at alpha \(alpha)"
         }
         let points = String(format: "%.1f", threshold * 100)
         if regressions.isEmpty {
-            return "PASS: no step's conversion fell by more than \(points) points with Holm-adjusted p < \(alpha)"
+            return
+                "PASS: no step's conversion fell by more than \(points) points with \(correctionName)-adjusted p < \(alpha)"
         }
         return "FAIL: \(regressions.joined(separator: ", ")) fell by more than \(points) points "
-            + "(Holm-adjusted p < \(alpha))"
+            + "(\(correctionName)-adjusted p < \(alpha))"
     }
 
     /// The report in a format: text and Markdown hold a title, the gate, the table, warnings and

@@ -18,7 +18,7 @@ struct CompareCommand: AsyncParsableCommand {
 
             Per step (and for completion): sessions entered, the conversion from the previous step \
             in each cohort (Wilson intervals), the difference with Newcombe's interval, the \
-            two-proportion z-test p-value and its Holm adjustment across the rows; the skip-rate \
+            two-proportion z-test p-value and its Holm adjustment across the rows (--correction bh: Benjamini-Hochberg); the skip-rate \
             change (z-test) and the change of the median time on step with the Mann-Whitney U rank \
             test (normal approximation). Rows where a cohort is too small to detect a drop of the \
             gate's size (else 2 points) at alpha / rows with 80% power are warned about.
@@ -59,8 +59,12 @@ struct CompareCommand: AsyncParsableCommand {
             valueName: "PP"))
     var failOnRegression: Double?
 
-    @Option(help: "Significance level after Holm's adjustment.")
+    @Option(help: "Significance level after the correction across the rows.")
     var alpha = 0.05
+
+    @Option(
+        help: "Multiple-comparison correction across the rows: holm (family-wise error) or bh (false discovery rate).")
+    var correction: MultipleComparisonCorrection = .holm
 
     @OptionGroup var range: TimeRangeOptions
 
@@ -118,6 +122,7 @@ struct CompareCommand: AsyncParsableCommand {
         }
         guard alpha > 0, alpha < 1 else { throw ValidationError("--alpha must be between 0 and 1") }
         options.alpha = alpha
+        options.correction = correction
         options.funnel.window = try timing.windowSeconds()
         options.funnel.inactivity = try timing.inactivitySeconds()
         options.funnel.since = try range.sinceDate

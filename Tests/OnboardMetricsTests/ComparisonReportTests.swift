@@ -96,6 +96,21 @@ import Testing
         // 100 sessions cannot show a 10-point drop from 80 % at alpha 0.05/4 with 80 % power.
         #expect(consent.underpowered)
         #expect(report.warnings.contains { $0.hasPrefix("consent: 100 sessions in the smaller cohort") })
+        // --correction bh: Benjamini–Hochberg's step-up by its formula over the same raw p-values,
+        // adjusted(i) = min over j >= i (in rank order) of m * p(j) / j, capped at 1.
+        var bhOptions = Self.options(threshold: 0.10)
+        bhOptions.correction = .bh
+        let bh = try ComparisonAggregator(flow: Fixture.flow, options: bhOptions, now: Date()).report(of: Self.cohorts)
+        let raw = bh.rows.compactMap(\.pValue)
+        let sorted = raw.sorted()
+        let m = Double(sorted.count)
+        for row in bh.rows {
+            guard let p = row.pValue, let rank = sorted.firstIndex(of: p) else { continue }
+            let expected = min(1, (rank..<sorted.count).map { m * sorted[$0] / Double($0 + 1) }.min() ?? 1)
+            #expect(abs((row.adjustedPValue ?? -1) - expected) < 1e-12, "\(row.step)")
+        }
+        #expect(bh.correction == .bh)
+        #expect(try bh.rendered(.text).contains("BH p"))
     }
 
     @Test func everyFormatRenders() throws {

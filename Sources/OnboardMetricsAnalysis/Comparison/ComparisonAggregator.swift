@@ -109,9 +109,9 @@ public struct ComparisonAggregator: Sendable {
             makeRow(
                 step: ComparisonReport.completionRow, a: completion(a, settledA), b: completion(b, settledB),
                 aTimes: [], bTimes: []))
-        // Holm across the rows that have a test.
+        // Holm (or Benjamini–Hochberg) across the rows that have a test.
         let tested = rows.indices.filter { rows[$0].pValue != nil }
-        let adjusted = Holm.adjust(tested.compactMap { rows[$0].pValue })
+        let adjusted = options.correction.adjust(tested.compactMap { rows[$0].pValue })
         for (index, value) in zip(tested, adjusted) {
             rows[index].adjustedPValue = value
             rows[index].significant = value < options.alpha
@@ -152,7 +152,7 @@ public struct ComparisonAggregator: Sendable {
             regressionThreshold: options.regressionThreshold, detectableDrop: options.detectableDrop,
             comparisons: tested.count, rows: rows, regressions: regressions,
             passed: options.regressionThreshold == nil ? nil : regressions.isEmpty, warnings: warnings,
-            methods: ComparisonReport.methodsText)
+            methods: ComparisonReport.methods(options.correction), correction: options.correction)
     }
 
     private func cohortRow(_ counts: Counts, index: Int, level: Double) -> ComparisonReport.CohortRow {

@@ -1,4 +1,5 @@
 import Foundation
+import OnboardMetricsStatistics
 
 /// What `funnel compare` compares: two cohorts of a flow's sessions, and the regression gate.
 public struct ComparisonOptions: Sendable, Hashable {
@@ -27,8 +28,10 @@ public struct ComparisonOptions: Sendable, Hashable {
     /// Window and inactivity as for the funnel report; `since`/`until` bound both cohorts; the
     /// unit is the session.
     public var funnel = FunnelOptions()
-    /// Significance level of the tests, after Holm's adjustment across the rows.
+    /// Significance level of the tests, after the correction across the rows.
     public var alpha = 0.05
+    /// The multiple-comparison correction across the rows: Holm (default) or Benjamini–Hochberg.
+    public var correction: MultipleComparisonCorrection = .holm
     /// Power for the sample-size warnings.
     public var power = 0.8
     /// The gate: a row whose conversion falls by more than this (absolute, 0.02 = 2 points) with

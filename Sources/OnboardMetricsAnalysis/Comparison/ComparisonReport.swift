@@ -102,6 +102,8 @@ public struct ComparisonReport: Sendable, Hashable, Codable {
     public var warnings: [String]
     /// The tests used, in words.
     public var methods: String
+    /// How `adjusted_p_value` corrects across the rows: Holm (the default) or Benjamini–Hochberg.
+    public var correction: MultipleComparisonCorrection = .holm
 }
 
 extension ComparisonReport {
@@ -114,5 +116,11 @@ extension ComparisonReport {
         + "difference B − A with Newcombe's interval; two-proportion z-test, Holm-adjusted across rows; "
         + "skip rate: z-test; time on step: medians and the Mann-Whitney U test (normal approximation, "
         + "tie- and continuity-corrected); sample size: Fleiss at alpha / rows"
+
+    /// ``methodsText`` with the correction used.
+    public static func methods(_ correction: MultipleComparisonCorrection) -> String {
+        correction == .holm
+            ? methodsText : methodsText.replacingOccurrences(of: "Holm-adjusted", with: "Benjamini–Hochberg-adjusted")
+    }
 
 }
