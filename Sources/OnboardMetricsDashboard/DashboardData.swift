@@ -74,6 +74,15 @@ package struct DashboardData: Sendable {
         return try await deployment.reader.report { ExperimentAggregator(options: options) }
     }
 
+    /// Any report over the deployment, read as the CLI reads it (`funnel retention`, `correlate`, `paths`).
+    package func report<Aggregate: SessionAggregator>(
+        reader: SessionReader, people: Bool, _ make: @escaping @Sendable () throws -> Aggregate
+    ) async throws -> Aggregate.Report {
+        let deployment = try await ShardedReader.deployment(
+            configuration: database, reader: reader, connections: connections, people: people)
+        return try await deployment.reader.report(make)
+    }
+
     /// Per flow, started and completion over the last `days` days before `now`: one read for all
     /// flows, each counted as `funnel report --flow ID --since NOW-DAYS` counts it.
     package func summaries(flows: [FlowDefinition], days: Int, now: Date) async throws -> [String: FunnelReport.Totals]

@@ -113,9 +113,28 @@ extension DashboardPage {
         let json = query.encoded.isEmpty ? "format=json" : query.encoded + "&format=json"
         form +=
             "<p>\(link(path, query: json, text: "This view as JSON")) (as <code>funnel report --format json</code>)</p>\n"
+        form +=
+            "<p>Why users drop: "
+            + ["correlation", "paths", "retention"].map {
+                link(path + "/" + $0, query: query.encoded, text: $0)
+            }.joined(separator: " · ") + "</p>\n"
         let filters = DashboardPage(htmlSectionID: "filters", htmlSectionTitle: "Filters", body: form)
         return document(
             title: "Flow \(report.flowID)", asOf: asOf, newestEvent: newestEvent, sections: [report, filters])
+    }
+
+    /// A report that explains drop-off (correlation, paths, retention), with its query's options
+    /// and its JSON twin.
+    static func why(
+        _ report: any HTMLReportSection, query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?
+    ) -> String {
+        let json = query.encoded.isEmpty ? "format=json" : query.encoded + "&format=json"
+        let links = DashboardPage(
+            htmlSectionID: "filters", htmlSectionTitle: "Options",
+            body: "<p>Query parameters as the command's options (since, until, per, window, step, between, "
+                + "by, days, depth, top, correction). \(link(path, query: json, text: "This view as JSON")).</p>\n")
+        return document(
+            title: report.htmlSectionTitle, asOf: asOf, newestEvent: newestEvent, sections: [report, links])
     }
 
     /// An experiment's report.

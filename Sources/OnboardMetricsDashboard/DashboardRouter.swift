@@ -52,6 +52,14 @@ package enum DashboardRouter {
                 try await flow(dashboard, id: id, query: query, path: request.uri.path)
             }
         }
+        for page in ["retention", "correlation", "paths"] {
+            router.get("/flows/:id/\(page)") { request, context in
+                let id = context.parameters.get("id") ?? ""
+                return try await signedIn(dashboard, request, context) { query in
+                    try await why(dashboard, page: page, id: id, query: query, path: request.uri.path)
+                }
+            }
+        }
         router.get("/experiments/:key") { request, context in
             let key = context.parameters.get("key") ?? ""
             return try await signedIn(dashboard, request, context) { query in
@@ -141,6 +149,46 @@ package enum DashboardRouter {
         return Answer(
             html: DashboardPage.flow(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
             json: try report.rendered(.json) + "\n", newestEvent: newestEvent)
+    }
+
+    /// `/flows/ID/retention`, `/correlation`, `/paths`: the reports that explain drop-off, each
+    /// equal to its CLI command's JSON for the same options.
+    static func why(_ dashboard: Dashboard, page: String, id: String, query: DashboardQuery, path: String)
+        async throws -> Answer
+    {
+        let now = dashboard.clock()
+        guard let definition = try await dashboard.data.flow(id: id) else {
+            throw DashboardError(.notFound, "no stored flow has the id \(id.debugDescription)")
+        }
+        let report: any HTMLReportSection & Sendable
+        let json: String
+        switch page {
+        case "retention":
+            let options = try query.retentionOptions()
+            let built = try await dashboard.data.report(reader: options.reader, people: true) {
+                RetentionAggregator(flow: definition, options: options, now: now)
+            }
+            (report, json) = (built, try built.rendered(.json))
+        case "correlation":
+            let options = try query.correlationOptions()
+            if let step = options.step, definition.index(of: step) == nil {
+                throw DashboardError(.badRequest, "step \(step.debugDescription) is not in flow \(definition.id)")
+            }
+            let built = try await dashboard.data.report(reader: options.reader, people: options.funnel.unit == .user) {
+                try CorrelationAggregator(flow: definition, options: options, now: now)
+            }
+            (report, json) = (built, try built.rendered(.json))
+        default:
+            let options = try query.pathOptions()
+            let built = try await dashboard.data.report(reader: options.reader, people: true) {
+                PathAggregator(flow: definition, options: options, now: now)
+            }
+            (report, json) = (built, try built.rendered(.json))
+        }
+        let newestEvent = try await dashboard.data.newestEvent()
+        return Answer(
+            html: DashboardPage.why(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
+            json: json + "\n", newestEvent: newestEvent)
     }
 
     static func experiment(_ dashboard: Dashboard, key: String, query: DashboardQuery, path: String) async throws

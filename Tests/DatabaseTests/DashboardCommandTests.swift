@@ -40,6 +40,52 @@ import Testing
         #expect(page == cli.output)
     }
 
+    /// The pages that explain drop-off: each one's JSON is its command's for the same options.
+    @Test(arguments: [
+        ("retention", ["by=outcome", "days=1,7"], ["retention", "--by", "outcome", "--days", "1,7"]),
+        ("correlation", ["step=consent", "per=user"], ["correlate", "--step", "consent", "--per", "user"]),
+        ("paths", ["step=consent", "depth=2"], ["paths", "--after-drop", "--step", "consent", "--depth", "2"]),
+        ("paths", ["between=welcome,consent"], ["paths", "--between", "welcome,consent"]),
+    ])
+    func aWhyPagesJSONIsTheCLIsReport(_ page: String, _ parameters: [String], _ command: [String]) async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let cli = try await FunnelProcess.run(
+            command + [
+                "--flow", "health-study", "--until", "2026-02-01", "--format", "json", "--database-url", seeded.url,
+                "--quiet",
+            ])
+        #expect(cli.status == 0, "\(cli.errors)")
+        let app = DashboardFixture.application(seeded.configuration)
+        let uri =
+            "/flows/health-study/\(page)?" + (parameters + ["until=2026-02-01", "format=json"]).joined(separator: "&")
+        let (status, body) = try await app.test(.router) { client in
+            try await client.execute(
+                uri: uri, method: .get, headers: [.authorization: DashboardFixture.basic(seeded.viewer, seeded.secret)]
+            ) { ($0.status.code, String(buffer: $0.body)) }
+        }
+        #expect(status == 200, "\(body)")
+        #expect(!cli.output.isEmpty)
+        #expect(body == cli.output)
+        let html = try await app.test(.router) { client in
+            try await client.execute(
+                uri: "/flows/health-study/\(page)?" + parameters.joined(separator: "&"), method: .get,
+                headers: [.authorization: DashboardFixture.basic(seeded.viewer, seeded.secret)]
+            ) { String(buffer: $0.body) }
+        }
+        #expect(html.contains("<svg") || html.contains("<table"))
+        // Without a viewer: a browser is sent to the sign-in form, a script gets 401.
+        let (browser, script) = try await app.test(.router) { client in
+            (
+                try await client.execute(uri: "/flows/health-study/\(page)", method: .get) { $0.status.code },
+                try await client.execute(uri: "/flows/health-study/\(page)?format=json", method: .get) {
+                    $0.status.code
+                }
+            )
+        }
+        #expect(browser == 303)
+        #expect(script == 401)
+    }
+
     @Test func anExperimentPagesJSONIsTheCLIsReport() async throws {
         let seeded = try await DashboardFixture.seeded.value
         let cli = try await FunnelProcess.run([

@@ -1,0 +1,97 @@
+import Foundation
+import OnboardMetricsAnalysis
+import OnboardMetricsReader
+import OnboardMetricsStatistics
+
+extension DashboardQuery {
+    /// The options of `funnel retention --flow`: `by`, `days`, `per` (default user), `since`,
+    /// `until`, `window`, `inactivity`.
+    /// - Throws: ``DashboardError`` `.badRequest` naming the parameter.
+    package func retentionOptions() throws -> RetentionOptions {
+        var options = RetentionOptions()
+        if let by = value("by") {
+            guard let grouping = RetentionOptions.Grouping(by) else {
+                throw DashboardError(.badRequest, "by must be outcome, variant:EXPERIMENT or flow_version")
+            }
+            options.grouping = grouping
+        }
+        if let days = value("days") {
+            let parsed = days.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+            guard !parsed.isEmpty, parsed.count == days.split(separator: ",").count,
+                parsed.allSatisfy({ (0...3_650).contains($0) })
+            else { throw DashboardError(.badRequest, "days takes whole numbers from 0 to 3650, comma-separated") }
+            options.days = Array(Set(parsed)).sorted()
+        }
+        options.unit = try unit(default: .user)
+        let funnel = try timing()
+        options.window = funnel.window
+        options.inactivity = funnel.inactivity
+        options.since = funnel.since
+        options.until = funnel.until
+        return options
+    }
+
+    /// The options of `funnel correlate --flow`: `step`, `per`, `since`, `until`, `window`,
+    /// `inactivity`, `breakdown`, `correction`, `top`.
+    package func correlationOptions() throws -> CorrelationOptions {
+        var options = CorrelationOptions()
+        options.funnel = try funnelOptions()
+        options.step = value("step")
+        if let correction = value("correction") {
+            guard let parsed = MultipleComparisonCorrection(rawValue: correction) else {
+                throw DashboardError(.badRequest, "correction must be holm or bh")
+            }
+            options.correction = parsed
+        }
+        if let top = value("top") {
+            guard let parsed = Int(top), parsed >= 0 else { throw DashboardError(.badRequest, "top must be 0 or more") }
+            options.top = parsed
+        }
+        return options
+    }
+
+    /// The options of `funnel paths --flow`: `step` (after a drop there) or `between=A,B`, `depth`,
+    /// `top`, `per`, `since`, `until`, `window`, `inactivity`.
+    package func pathOptions() throws -> PathOptions {
+        var options = PathOptions()
+        if let between = value("between") {
+            let steps = between.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            guard steps.count == 2, steps.allSatisfy({ !$0.isEmpty }) else {
+                throw DashboardError(.badRequest, "between takes two step ids, A,B")
+            }
+            options.mode = .between(steps[0], steps[1])
+        } else {
+            options.mode = .afterDrop(step: value("step"))
+        }
+        if let depth = value("depth") {
+            guard let parsed = Int(depth), (1...20).contains(parsed) else {
+                throw DashboardError(.badRequest, "depth must be from 1 to 20")
+            }
+            options.depth = parsed
+        }
+        if let top = value("top") {
+            guard let parsed = Int(top), parsed >= 1 else {
+                throw DashboardError(.badRequest, "top must be at least 1")
+            }
+            options.top = parsed
+        }
+        options.unit = try unit(default: .session)
+        let funnel = try timing()
+        options.window = funnel.window
+        options.inactivity = funnel.inactivity
+        options.since = funnel.since
+        options.until = funnel.until
+        return options
+    }
+
+    private func unit(default fallback: FunnelOptions.Unit) throws -> FunnelOptions.Unit {
+        guard let per = value("per") else { return fallback }
+        guard let unit = FunnelOptions.Unit(rawValue: per) else {
+            throw DashboardError(.badRequest, "per must be session or user")
+        }
+        return unit
+    }
+
+    /// `window`, `inactivity`, `since`, `until` as the funnel reads them (breakdown and per ignored).
+    private func timing() throws -> FunnelOptions { try funnelOptions() }
+}
