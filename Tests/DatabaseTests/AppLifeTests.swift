@@ -54,12 +54,21 @@ import Testing
         #expect(kills >= Self.users, "the installs were hardly killed")
 
         let truth = try AppLifeTruth(lives.map(\.truth))
+        print(
+            "app life: \(truth.declined.count) declined, \(truth.completed.count) completed, \(truth.quit.count) quit, "
+                + "\(truth.doneMoves.values.reduce(0, +)) moves done, \(truth.interrupted) interrupted by a kill")
+        #expect(truth.interrupted > 0, "no kill came during a move")
+        print(
+            "app life: \(truth.declined.count) declined, \(truth.completed.count) completed, \(truth.quit.count) quit, "
+                + "\(truth.doneMoves.values.reduce(0, +)) moves done, \(truth.interrupted) interrupted by a kill")
+        #expect(truth.interrupted > 0, "no kill came during a move")
         #expect(!truth.declined.isEmpty && !truth.completed.isEmpty && !truth.quit.isEmpty)
         // Declining users still went through the onboarding: their moves were made, and dropped.
         #expect(truth.declined.allSatisfy { truth.doneMoves[$0, default: 0] >= 2 })
 
         let stored = try await StoredEvents.read(fixture.configuration)
         #expect(stored.count == stored.distinctIDs, "an event stored twice")
+        print("app life: \(stored.count) events stored, \(stored.sessionsWithHoles) sessions missing some")
 
         // Nothing of a declining user: not their ids, not their anonymous id in a link, not their
         // number in a session's context.
@@ -79,6 +88,25 @@ import Testing
         }
         #expect(Set(sessionsByUser.keys) == truth.consenting)
         #expect(sessionsByUser.values.allSatisfy { $0.count == 1 }, "\(sessionsByUser.filter { $0.value.count > 1 })")
+
+        // Each move's own event is stored at least as often as the move was done and at most as
+        // often as it was begun: a done move is never lost, and a move is never stored twice.
+        let kinds = [
+            "view": "session_started", "skip": "step_skipped", "back": "step_back", "quit": "flow_abandoned",
+            "complete_flow": "flow_completed", "identify": "custom",
+        ]
+        for user in truth.consenting.sorted() {
+            let rows = stored.rows.filter { owner[$0.userID] == user }
+            for (move, kind) in kinds {
+                let count = rows.filter { $0.kind == kind }.count
+                #expect(truth.range(user, move).contains(count), "user \(user): \(count) \(kind) for \(move)")
+            }
+            // Every step completed by a move (`complete`, and the account step by `complete_flow`).
+            let completions = rows.filter { $0.kind == "step_completed" }.count
+            let low = truth.range(user, "complete").lowerBound + truth.range(user, "complete_flow").lowerBound
+            let high = truth.range(user, "complete").upperBound + truth.range(user, "complete_flow").upperBound
+            #expect((low...high).contains(completions), "user \(user): \(completions) step_completed")
+        }
 
         // Completions: every user whose last done move completed the flow; no one who never began
         // to; the ones whose completion was begun when a kill came may go either way. Quits alike.

@@ -33,6 +33,11 @@ struct AppLifeTruth {
     var anonymousID: [Int: String] = [:]
     /// Done moves per user (consent included).
     var doneMoves: [Int: Int] = [:]
+    /// Moves a kill interrupted (begun, not done), all users.
+    var interrupted = 0
+    /// Per user, how many times each move was begun, and done.
+    var begun: [Int: [String: Int]] = [:]
+    var done: [Int: [String: Int]] = [:]
 
     /// Reads the truth files at `paths`.
     init(_ paths: [String]) throws {
@@ -56,13 +61,16 @@ struct AppLifeTruth {
             var done = 0
             var undone: Set<String> = []
             for (index, line) in lines.enumerated() where line.state == "begun" {
+                begun[user, default: [:]][line.move, default: 0] += 1
                 let after = index + 1 < lines.count ? lines[index + 1] : nil
                 if let after, after.state == "done", after.move == line.move, after.launch == line.launch {
                     lastDone = line.move
                     done += 1
+                    self.done[user, default: [:]][line.move, default: 0] += 1
                     if line.move == "identify" { identified.insert(user) }
                     if line.move == "view" { viewed.insert(user) }
                 } else {
+                    interrupted += 1
                     undone.insert(line.move)
                 }
             }
@@ -75,6 +83,13 @@ struct AppLifeTruth {
         }
         declined.forEach { identified.remove($0) }
         declined.forEach { viewed.remove($0) }
+    }
+
+    /// How many times `user` began `move`, and how many of those were done: the events of the
+    /// move are stored at least `done` and at most `begun` times.
+    func range(_ user: Int, _ move: String) -> ClosedRange<Int> {
+        let low = done[user]?[move] ?? 0
+        return low...max(low, begun[user]?[move] ?? 0)
     }
 
     /// The user number of every id an install recorded under: its anonymous id and `member-N`.
