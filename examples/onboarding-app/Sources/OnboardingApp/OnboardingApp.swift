@@ -9,11 +9,18 @@ import OnboardMetricsSDK
 ///
 ///     onboarding-app --endpoint http://127.0.0.1:8080 --key KEY --flows examples/flows \
 ///         [--users 40] [--outbox DIR]
+///     onboarding-app life --collector URL --key KEY --container DIR --user N --truth FILE
 ///
-/// Prints one JSON object: the transport's final counters and the number of sessions.
+/// Prints one JSON object: the transport's final counters and the number of sessions. `life`
+/// runs one launch of one install instead, to be killed and relaunched (``AppLife``).
 @main
 struct OnboardingApp {
     static func main() async {
+        let arguments = CommandLine.arguments.dropFirst()
+        if arguments.first == "life" {
+            // One launch of one simulated install (see AppLife).
+            exit(await AppLife.main(arguments.dropFirst()))
+        }
         do {
             let options = try Options(CommandLine.arguments.dropFirst())
             let counters = try await run(options)
