@@ -172,7 +172,7 @@ package enum DashboardRouter {
         case "correlation":
             let options = try query.correlationOptions()
             if let step = options.step, definition.index(of: step) == nil {
-                throw DashboardError(.badRequest, "step \(step.debugDescription) is not in flow \(definition.id)")
+                throw DashboardError(.badRequest, definition.unknownStepMessage(step))
             }
             let built = try await dashboard.data.report(reader: options.reader, people: options.funnel.unit == .user) {
                 try CorrelationAggregator(flow: definition, options: options, now: now)

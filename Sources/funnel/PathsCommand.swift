@@ -96,9 +96,7 @@ struct PathsCommand: AsyncParsableCommand {
         case .between(let from, let to): named = [from, to]
         }
         for id in named where definition.index(of: id) == nil {
-            throw ValidationError(
-                "step '\(id)' is not in flow \(definition.id) v\(definition.version) (its steps: "
-                    + definition.steps.map(\.id).joined(separator: ", ") + ")")
+            throw ValidationError(definition.unknownStepMessage(id))
         }
         let now = Date()
         let afterDrop: Bool

@@ -36,8 +36,7 @@ public struct CorrelationAggregator: Sendable {
             guard let index = flow.index(of: step) else {
                 throw CorrelationError(
                     code: .unknownStep,
-                    message: "step '\(step)' is not in flow \(flow.id) (steps: "
-                        + flow.steps.map(\.id).joined(separator: ", ") + ")")
+                    message: flow.unknownStepMessage(step))
             }
             stepIndex = index
         } else {

@@ -42,9 +42,7 @@ public struct UnitListAggregator: Sendable {
         self.options = options
         if let step = options.step {
             guard let index = flow.index(of: step) else {
-                throw UnitListError(
-                    "step '\(step)' is not in flow \(flow.id) v\(flow.version) (its steps: "
-                        + flow.steps.map(\.id).joined(separator: ", ") + ")")
+                throw UnitListError(flow.unknownStepMessage(step))
             }
             stepIndex = index
         } else {
