@@ -5,8 +5,10 @@ extension SessionStore {
     /// — so a feature used days after the onboarding still counts for the highlights of that
     /// session — or, with no such session, into the user's session stream.
     /// - Parameters:
-    ///   - flow: the flow whose session takes it; nil for the most recently active one (pass it
+    ///   - featureID: the feature's id.
+    ///   - flowID: the flow whose session takes it; nil for the most recently active one (pass it
     ///     when the app runs several flows).
+    ///   - properties: more about the use, stored with the event.
     /// - Throws: `EventValidationError` or the sink's error.
     public func featureUsed(
         _ featureID: String, flow flowID: String? = nil, properties: [String: JSONValue] = [:]

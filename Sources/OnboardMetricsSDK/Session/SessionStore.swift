@@ -72,6 +72,7 @@ public final class SessionStore: Sendable {
     ///     (Caches on tvOS), beside the transport's outbox.
     ///   - flows: the app's flows.
     ///   - sink: where events go (the transport, or a ``ConsentGate`` in front of it).
+    ///   - configuration: the inactivity timeout, the attach window and the clock.
     /// - Throws: `SessionStoreError` `.io` when the folder cannot be made.
     public init(
         directory: String? = nil, flows: FlowCatalog, sink: any EventSink,
@@ -123,10 +124,14 @@ public final class SessionStore: Sendable {
     /// Starts flow `flowID`, or resumes its saved session (see the type's rules): a resumed
     /// session records nothing now, and its context and variants are the saved ones. Calling it
     /// again in the same process returns the same session while it runs.
+    /// The other parameters are as
+    /// ``OnboardingSession/start(flow:catalog:user:context:variants:exposure:sink:clock:random:)``'s;
+    /// the user is the store's (``userID``).
     /// - Parameters:
-    ///   - context, variants, exposure: as
-    ///     ``OnboardingSession/start(flow:catalog:user:context:variants:exposure:sink:clock:random:)``;
-    ///     the user is the store's (``userID``).
+    ///   - flowID: the flow to start or resume (from the store's catalog).
+    ///   - context: the session's context (a resumed session keeps its saved one).
+    ///   - variants: experiment variants the session was assigned (a resumed one keeps its own).
+    ///   - exposure: when the variants' exposure is recorded.
     /// - Throws: `SessionStoreError` `.unknownFlow`, `FlowError` when the flow cannot start, or
     ///   the sink's error.
     public func start(
