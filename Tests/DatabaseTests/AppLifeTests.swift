@@ -131,7 +131,6 @@ import Testing
         #expect((truth.consenting.count - lostStarts...truth.consenting.count).contains(perSession.started))
         #expect(perUser.started == perSession.started, "a person counted under two ids")
         #expect(perSession.completed == completedUsers.count && perUser.completed == completedUsers.count)
-        #expect(seconds < 100)
     }
 
     /// Launches user `user`'s install until it exits by itself, killing the first launches.
