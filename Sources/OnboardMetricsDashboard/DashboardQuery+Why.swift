@@ -16,11 +16,10 @@ extension DashboardQuery {
             options.grouping = grouping
         }
         if let days = value("days") {
-            let parsed = days.split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
-            guard !parsed.isEmpty, parsed.count == days.split(separator: ",").count,
-                parsed.allSatisfy({ (0...3_650).contains($0) })
-            else { throw DashboardError(.badRequest, "days takes whole numbers from 0 to 3650, comma-separated") }
-            options.days = Array(Set(parsed)).sorted()
+            guard case .success(let parsed) = RetentionOptions.days(parsing: days) else {
+                throw DashboardError(.badRequest, "days takes whole numbers from 0 to 3650, comma-separated")
+            }
+            options.days = parsed
         }
         options.unit = try unit(default: .user)
         let funnel = try timing()
@@ -55,11 +54,10 @@ extension DashboardQuery {
     package func pathOptions() throws -> PathOptions {
         var options = PathOptions()
         if let between = value("between") {
-            let steps = between.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
-            guard steps.count == 2, steps.allSatisfy({ !$0.isEmpty }) else {
+            guard let mode = PathOptions.Mode(between: between) else {
                 throw DashboardError(.badRequest, "between takes two step ids, A,B")
             }
-            options.mode = .between(steps[0], steps[1])
+            options.mode = mode
         } else {
             options.mode = .afterDrop(step: value("step"))
         }

@@ -63,13 +63,10 @@ struct PathsCommand: AsyncParsableCommand {
             guard !afterDrop, step == nil else {
                 throw ValidationError("--between cannot be combined with --after-drop or --step")
             }
-            let steps = between.split(separator: ",", omittingEmptySubsequences: false).map {
-                $0.trimmingCharacters(in: .whitespaces)
-            }
-            guard steps.count == 2, steps.allSatisfy({ !$0.isEmpty }) else {
+            guard let mode = PathOptions.Mode(between: between) else {
                 throw ValidationError("--between takes two step ids, A,B; got '\(between)'")
             }
-            options.mode = .between(steps[0], steps[1])
+            options.mode = mode
         } else {
             options.mode = .afterDrop(step: step)
         }

@@ -56,18 +56,12 @@ struct RetentionCommand: AsyncParsableCommand {
             throw ValidationError("--by must be outcome, variant:EXPERIMENT or flow_version, not '\(by)'")
         }
         options.grouping = grouping
-        let parts = days.split(separator: ",", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
+        switch RetentionOptions.days(parsing: days) {
+        case .success(let parsed): options.days = parsed
+        case .failure(let failure):
+            throw ValidationError(
+                "--days takes whole numbers from 0 to 3650, comma-separated; '\(failure.part)' is not one")
         }
-        var parsed: [Int] = []
-        for part in parts {
-            guard let day = Int(part), (0...3_650).contains(day) else {
-                throw ValidationError(
-                    "--days takes whole numbers from 0 to 3650, comma-separated; '\(part)' is not one")
-            }
-            if !parsed.contains(day) { parsed.append(day) }
-        }
-        options.days = parsed.sorted()
         options.unit = per
         options.window = try timing.windowSeconds()
         options.inactivity = try timing.inactivitySeconds()

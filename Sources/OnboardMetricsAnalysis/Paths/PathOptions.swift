@@ -9,6 +9,16 @@ public struct PathOptions: Sendable, Hashable {
         case afterDrop(step: String?)
         /// Between the first view of one step and the next view of another, in the same session.
         case between(String, String)
+
+        /// `A,B` as `--between` and the dashboard's `between` take it (spaces around the ids
+        /// allowed); `nil` unless it is two non-empty step ids.
+        public init?(between text: String) {
+            let steps = text.split(separator: ",", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
+            guard steps.count == 2, steps.allSatisfy({ !$0.isEmpty }) else { return nil }
+            self = .between(steps[0], steps[1])
+        }
     }
 
     public var mode: Mode = .afterDrop(step: nil)

@@ -55,6 +55,26 @@ public struct RetentionOptions: Sendable, Hashable {
     /// Default options.
     public init() {}
 
+    /// Days as `--days` and the dashboard's `days` take them: whole numbers from 0 to 3650,
+    /// comma-separated, spaces allowed; repeats once; sorted.
+    /// - Returns: the days, or the first part that is not one (`.failure`).
+    public static func days(parsing text: String) -> Result<[Int], DayParseFailure> {
+        var parsed: [Int] = []
+        for part in text.split(separator: ",", omittingEmptySubsequences: false) {
+            let trimmed = part.trimmingCharacters(in: .whitespaces)
+            guard let day = Int(trimmed), (0...3_650).contains(day) else {
+                return .failure(DayParseFailure(part: trimmed))
+            }
+            if !parsed.contains(day) { parsed.append(day) }
+        }
+        return .success(parsed.sorted())
+    }
+
+    /// A part of a days list that is not a whole number from 0 to 3650.
+    public struct DayParseFailure: Error, Sendable {
+        public var part: String
+    }
+
     /// A reader of every event in `[since, until)`, sessions kept open across gaps as long as the
     /// conversion window (the onboarding session's outcome needs them whole).
     public var reader: SessionReader {
