@@ -32,11 +32,11 @@ extension ShardedReader {
             defer { connection.close() }
             // Cohorts are kept on the coordinator, with the flows and keys.
             let cohort = try cohortName.map { try CohortStore().load($0, on: connection) }
-            let people = people || cohort?.unit == .user
+            // Links are read (non-nil) when units are people, or the cohort's members are.
+            var links = people || cohort?.unit == .user ? PersonLinks() : nil
             let topology = try ShardCatalog().loadIfMigrated(on: connection)
-            var links = PersonLinks()
             guard topology.isSharded else {
-                if people { try links.load(on: connection) }
+                try links?.load(on: connection)
                 return (topology, try EventStore().estimatedCount(on: connection), links, cohort)
             }
             var estimate = 0.0
@@ -45,19 +45,15 @@ extension ShardedReader {
                 defer { shardConnection.close() }
                 estimate += try EventStore().estimatedCount(on: shardConnection)
                 // A person's links may sit on any shard (each with its session's events).
-                if people { try links.load(on: shardConnection) }
+                try links?.load(on: shardConnection)
             }
             return (topology, estimate, links, cohort)
         }
         var reader = reader
-        var resolved: PersonLinks?
+        var resolved = links
+        resolved?.resolve()
+        if let resolved { reader.people = resolved }
         reader.cohort = cohort
-        if people || cohort?.unit == .user {
-            var merged = links
-            merged.resolve()
-            reader.people = merged
-            resolved = merged
-        }
         let sharded = ShardedReader(
             reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
         return Deployment(reader: sharded, estimatedEvents: estimate, people: resolved, cohort: cohort)
