@@ -17,7 +17,8 @@ public struct RecordedSession: Sendable, Hashable {
     /// The events, ordered by (time, seq); times are skew-corrected per session (see ``SessionGrouper``).
     public var events: [RecordedEvent]
 
-    /// Creates a session; `events` are put in (time, seq) order.
+    /// Creates a session; `events` are put in (time, seq) order. When none has a `seq` (all 0, as
+    /// Segment's and PostHog's messages are stored), they are numbered 1…n in that order.
     public init(
         sessionID: UUID, userID: String, flowID: String?, flowVersion: Int?, context: [String: JSONValue],
         events: [RecordedEvent]
@@ -30,6 +31,12 @@ public struct RecordedSession: Sendable, Hashable {
         // Streams arrive nearly in order: check before paying for a sort.
         let ordered = zip(events, events.dropFirst()).allSatisfy { ($0.time, $0.seq) <= ($1.time, $1.seq) }
         self.events = ordered ? events : events.sorted { ($0.time, $0.seq) < ($1.time, $1.seq) }
+        // Segment and PostHog send no position within a session, so their events are stored with
+        // seq 0 ("not known"). Number them here, in (time, arrival) order, so every report sees
+        // seq as the event format documents it: from 1, no gaps.
+        if let first = self.events.first, first.seq == 0, self.events.allSatisfy({ $0.seq == 0 }) {
+            for index in self.events.indices { self.events[index].seq = index + 1 }
+        }
     }
 
     /// Time of the first event, microseconds since 1970.
