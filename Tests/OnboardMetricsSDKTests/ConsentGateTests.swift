@@ -40,7 +40,7 @@ import Testing
         let third = try ConsentGate(directory: folder.path, policy: .holdUntilGranted, sink: sink)
         #expect(third.consent == .granted)
         try third.record(contentsOf: [sink.events[0]])
-        #expect(sink.events.count == 5)
+        #expect(sink.events.count == 4 && sink.resent == 1)  // it reached the sink (which keeps an id once)
     }
 
     @Test func deniedSendsNothingAndOptOutForgetsTheInstallation() throws {

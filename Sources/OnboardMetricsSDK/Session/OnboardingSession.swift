@@ -26,7 +26,7 @@ public final class OnboardingSession: Sendable {
     private let state: LockedBox<State>
     /// Called with the session's record after every move that recorded events, with the lock held
     /// (so records are saved in the order of the moves); set by a ``SessionStore``.
-    private let persist: (@Sendable (SessionRecord) -> Void)?
+    private let persist: (@Sendable (SessionSave) -> Void)?
 
     /// What a move changes; a move works on a copy and stores it back only once its events are
     /// recorded.
@@ -41,6 +41,8 @@ public final class OnboardingSession: Sendable {
         /// When `session_started` and the last event were recorded (nil before the first move).
         var startedAt: Date?
         var lastActivity: Date?
+        /// The events of the latest moves, saved with the position (``SessionRecord/recent``).
+        var recent: [Event] = []
     }
 
     /// Starts a session: records `session_started` (with the context), the experiment exposures
@@ -77,7 +79,7 @@ public final class OnboardingSession: Sendable {
         flow: FlowDefinition, catalog: FlowCatalog?, user: String, context: [String: JSONValue],
         variants: [String: String], exposure: ExposureTiming, sink: any EventSink,
         clock: @escaping @Sendable () -> Date, random: any RandomNumberGenerator & Sendable,
-        persist: (@Sendable (SessionRecord) -> Void)?
+        persist: (@Sendable (SessionSave) -> Void)?
     ) throws -> OnboardingSession {
         var random = AnyRandomNumberGenerator(base: random)
         let session = OnboardingSession(
@@ -120,7 +122,7 @@ public final class OnboardingSession: Sendable {
 
     private init(
         sessionID: UUID, variants: [String: String], sink: any EventSink, clock: @escaping @Sendable () -> Date,
-        persist: (@Sendable (SessionRecord) -> Void)?, state: State
+        persist: (@Sendable (SessionSave) -> Void)?, state: State
     ) {
         self.sessionID = sessionID
         self.variants = variants
@@ -136,7 +138,7 @@ public final class OnboardingSession: Sendable {
     package static func resume(
         _ record: SessionRecord, flow: FlowDefinition, catalog: FlowCatalog?, user: String, sink: any EventSink,
         clock: @escaping @Sendable () -> Date, random: any RandomNumberGenerator & Sendable,
-        persist: (@Sendable (SessionRecord) -> Void)?
+        persist: (@Sendable (SessionSave) -> Void)?
     ) throws(FlowError) -> OnboardingSession {
         let navigator = try FlowNavigator(
             restoring: record.navigator, flow: flow, catalog: catalog, context: record.context)
@@ -145,6 +147,7 @@ public final class OnboardingSession: Sendable {
         state.exposed = Set(record.exposed)
         state.startedAt = record.startedAt
         state.lastActivity = record.lastActivity
+        state.recent = record.recent ?? []
         return OnboardingSession(
             sessionID: record.sessionID, variants: record.variants, sink: sink, clock: clock, persist: persist,
             state: state)
@@ -159,7 +162,7 @@ public final class OnboardingSession: Sendable {
             sessionID: sessionID, userID: state.userID, flowID: state.navigator.flow.id,
             flowVersion: state.navigator.flow.version, context: state.navigator.context, variants: variants,
             exposed: state.exposed.sorted(), seq: state.seq, startedAt: startedAt, lastActivity: lastActivity,
-            navigator: state.navigator.snapshot)
+            navigator: state.navigator.snapshot, recent: state.recent)
     }
 
     /// Records the later events for `user` (after ``SessionStore/identify(user:)`` or a reset).
@@ -167,7 +170,7 @@ public final class OnboardingSession: Sendable {
         state.withLock { state in
             guard state.userID != user else { return }
             state.userID = user
-            if let record = record(of: state) { persist?(record) }
+            if let record = record(of: state) { persist?(.save(record)) }
         }
     }
 
@@ -266,14 +269,29 @@ public final class OnboardingSession: Sendable {
                         draft, eventID: next.ids.next(at: now, using: &next.random), sessionID: sessionID,
                         userID: next.userID, seq: next.seq, occurredAt: now))
             }
-            // Recorded with the lock held, so that moves reach the sink in the order they are made.
-            if !events.isEmpty {
+            guard !events.isEmpty else {
+                state = next
+                return
+            }
+            if next.startedAt == nil { next.startedAt = now }
+            next.lastActivity = now
+            next.recent = SessionRecord.keepRecent(next.recent + events, now: now)
+            // Saved before it is recorded (a write-ahead log): a process killed after this line
+            // has the move's events in the file, and the next launch records them again (the
+            // server keeps an event id once); killed before it, the move never happened.
+            if let persist, let record = record(of: next) { persist(.save(record)) }
+            do {
+                // With the lock held, so that moves reach the sink in the order they are made.
                 try sink.record(contentsOf: events)
-                if next.startedAt == nil { next.startedAt = now }
-                next.lastActivity = now
+            } catch {
+                if let persist {
+                    persist(
+                        record(of: state).map { .save($0) }
+                            ?? .remove(flowID: next.navigator.flow.id, sessionID: sessionID))
+                }
+                throw error
             }
             state = next
-            if !events.isEmpty, let persist, let record = record(of: next) { persist(record) }
         }
     }
 }

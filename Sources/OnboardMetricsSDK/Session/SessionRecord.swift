@@ -25,6 +25,12 @@ package struct SessionRecord: Sendable, Hashable, Codable {
     /// The time of the session's last event: an abandoned session ends here.
     package var lastActivity: Date
     package var navigator: FlowNavigator.Snapshot
+    /// The events of the moves made in the last ``recentWindow`` seconds (at most
+    /// ``recentLimit``), saved before they are handed to the sink: a transport holds events in
+    /// memory for up to a second before its outbox, so a process killed then would lose them.
+    /// The next launch records them again; the server stores an event id once. Nil in files
+    /// written before this was kept.
+    package var recent: [Event]?
 
     enum CodingKeys: String, CodingKey {
         case format
@@ -35,7 +41,18 @@ package struct SessionRecord: Sendable, Hashable, Codable {
         case context, variants, exposed, seq
         case startedAt = "started_at"
         case lastActivity = "last_activity"
-        case navigator
+        case navigator, recent
+    }
+
+    /// How long a move's events stay in ``recent``: well past the transport's one second in
+    /// memory, so a disk that is slow for a moment does not reopen the window.
+    package static let recentWindow: TimeInterval = 30
+    /// At most this many events stay in ``recent``, so the file stays small.
+    package static let recentLimit = 64
+
+    /// The events of `events` to keep in ``recent`` at `now`.
+    package static func keepRecent(_ events: [Event], now: Date) -> [Event] {
+        Array(events.filter { now.timeIntervalSince($0.occurredAt) <= recentWindow }.suffix(recentLimit))
     }
 
     /// Whether the flow is still under way (neither completed nor abandoned).
@@ -80,4 +97,12 @@ package struct SessionRecord: Sendable, Hashable, Codable {
             kind: .flowAbandoned, flowID: top?.flowID ?? flowID, flowVersion: top?.flowVersion ?? flowVersion,
             stepID: top?.stepID, occurredAt: lastActivity, properties: ["reason": "inactivity"])
     }
+}
+
+/// What a session asks its ``SessionStore`` to do with its file after a move.
+package enum SessionSave: Sendable {
+    /// Write the record.
+    case save(SessionRecord)
+    /// The session's first move failed: remove its file, if it is still that session's.
+    case remove(flowID: String, sessionID: UUID)
 }

@@ -18,19 +18,23 @@ extension SessionStore {
     /// - Throws: `EventValidationError` or the sink's error (the user is identified all the same).
     public func identify(user: String) throws {
         var random = SystemRandomNumberGenerator()
-        let (link, target): (EventDraft?, OnboardingSession?) = state.withLock { state in
+        let (identified, link, target): (Identity?, EventDraft?, OnboardingSession?) = state.withLock { state in
             var identity = state.identity
             let link = identity.identify(user, newAnonymousID: Identity.newAnonymousID(using: &random))
-            guard identity != state.identity else { return (nil, nil) }
+            guard identity != state.identity else { return (nil, nil, nil) }
             state.identity = identity
-            saveIdentity(identity)
             for session in state.live.values { session.setUser(identity.current) }
             OnboardMetricsLog.log("identified as \(user)\(link == nil ? "" : ", linked to the anonymous id")")
-            guard link != nil else { return (nil, nil) }
+            guard link != nil else { return (identity, nil, nil) }
             let target = firstAttachable(recentFirst(&state), &state)
             target?.setUser(identity.current)
-            return (link, target)
+            return (identity, link, target)
         }
+        guard let identified else { return }
+        // The identity is saved after the link is recorded: a process killed in between comes
+        // back anonymous, and the app's next identify records the link again. Saved first, a kill
+        // could keep the identity and lose the link (an identify of the same user records none).
+        defer { state.withLock { if $0.identity == identified { saveIdentity(identified) } } }
         guard let link else { return }
         if let target {
             try target.custom(link.name ?? Identity.linkEventName, properties: link.properties)

@@ -197,16 +197,22 @@ public final class SessionStore: Sendable {
             report(SessionStoreError(.flowChanged, "flow '\(record.flowID)' v\(record.flowVersion) is not in the app"))
             return nil
         }
+        let session: OnboardingSession
         do {
-            let session = try OnboardingSession.resume(
+            session = try OnboardingSession.resume(
                 record, flow: flow, catalog: flows, user: state.identity.current, sink: sink, clock: clock,
                 random: SystemRandomNumberGenerator(), persist: persister(generation.withLock { $0 }))
-            state.live[record.flowID] = session
-            return session
         } catch {
             report(SessionStoreError(.flowChanged, "session \(record.sessionID) cannot be resumed: \(error)"))
             return nil
         }
+        do {
+            try recordRecent(record)
+        } catch {
+            report(SessionStoreError(.io, "the latest events of session \(record.sessionID) were refused: \(error)"))
+        }
+        state.live[record.flowID] = session
+        return session
     }
 
     /// Closes a running record's session as abandoned at its last activity.
@@ -224,6 +230,7 @@ public final class SessionStore: Sendable {
 
     /// Closes a session whose flow version the app no longer has: the record alone makes the event.
     func closeFromRecord(_ record: SessionRecord) throws {
+        try recordRecent(record)
         var closed = record
         var random = SystemRandomNumberGenerator()
         let event = closed.abandon(using: &random)
@@ -277,8 +284,33 @@ public final class SessionStore: Sendable {
     }
 
     /// What a session calls after each move: saves its record, unless a reset came since.
-    private func persister(_ generation: Int) -> @Sendable (SessionRecord) -> Void {
-        { [weak self] record in self?.save(record, generation: generation) }
+    private func persister(_ generation: Int) -> @Sendable (SessionSave) -> Void {
+        { [weak self] action in
+            switch action {
+            case .save(let record): self?.save(record, generation: generation)
+            case .remove(let flowID, let sessionID): self?.remove(flowID, sessionID: sessionID, generation: generation)
+            }
+        }
+    }
+
+    /// Removes the flow's file if it still holds `sessionID` (a session whose first move failed).
+    func remove(_ flowID: String, sessionID: UUID, generation mine: Int) {
+        generation.withLock { current in
+            guard current == mine else { return }
+            let path = sessionPath(flowID)
+            guard let data = try? StateFile.read(path), (try? SessionRecord.decode(data))?.sessionID == sessionID
+            else { return }
+            try? FileManager.default.removeItem(atPath: path)
+        }
+    }
+
+    /// Records again the events a record kept of its last moves (``SessionRecord/recent``): the
+    /// process that made them may have been killed before its transport wrote them to the
+    /// outbox. The server stores an event id once, so those that did get through count once.
+    func recordRecent(_ record: SessionRecord) throws {
+        guard let recent = record.recent, !recent.isEmpty else { return }
+        OnboardMetricsLog.log("recording again the \(recent.count) latest events of session \(record.sessionID)")
+        try sink.record(contentsOf: recent)
     }
 
     func save(_ record: SessionRecord, generation mine: Int) {

@@ -13,8 +13,10 @@ import OnboardMetricsSDK
 /// (policy hold-until-granted), then the user goes through `health-study` as ``LifePlan`` says —
 /// identifying as `member-N` at the account step, quitting at a step or completing. A relaunch
 /// carries on where the saved session is (``SessionStore`` resumes it). Each move is written to
-/// FILE as `begun` before it is made and as `done` once the collector acknowledged its events
-/// (``TruthLog``). Exits 0 once the user has completed, quit or declined and everything recorded
+/// FILE as `begun` before it is made and as `done` once the SDK made it durable (``TruthLog``): a
+/// session's move is, when it returns (``SessionStore`` saves its events with the position before
+/// they reach the transport); the consent answer once the collector acknowledged what the gate
+/// released. Exits 0 once the user has completed, quit or declined and everything recorded
 /// is acknowledged; prints one JSON line then.
 struct AppLife {
     struct Options {
@@ -108,7 +110,6 @@ struct AppLife {
             try await pause()
             try log.append(move: "view", step: first, state: "begun")
             session = try store.start(flow: LifePlan.flowID, context: plan.context)
-            try await settle()
             try log.append(move: "view", step: first, state: "done")
         }
         while let step = session.currentStep {
@@ -123,7 +124,7 @@ struct AppLife {
             case "skip": try session.skip()
             default: try session.next()
             }
-            try await settle()
+            // Durable now: the store saved the move's events before handing them to the transport.
             try log.append(move: move, step: step.id, state: "done")
         }
         return try await finish(session)
@@ -139,11 +140,9 @@ struct AppLife {
         return "complete"
     }
 
-    /// Waits until the move's events are durable. The SDK says so only by the collector's
-    /// acknowledgement (``HTTPTransport/flush()``): `record` returns before the outbox is on disk,
-    /// so the acknowledgement — stronger than the disk — is what `done` waits for. The session's
-    /// file is saved synchronously by the move itself; consent and held events are on disk once
-    /// the gate's call returns.
+    /// Waits until the collector acknowledged everything recorded (``HTTPTransport/flush()``): for
+    /// the consent answer, whose released events go from the gate to the transport's memory, and
+    /// at exit.
     func settle() async throws {
         var flushed = false
         for _ in 0..<100 where !flushed {
