@@ -17,6 +17,10 @@ import Foundation
 ///   on the next launch carries on with that session — same session id, `seq` going on, and no
 ///   new `session_started` or `step_viewed`: a resumed step is not a new view in the funnel — as
 ///   long as it was last active less than ``Configuration/inactivityTimeout`` ago (30 minutes).
+/// - **Killed.** A move's events are saved in that file with the position *before* the sink
+///   gets them (a transport holds them in memory for up to a second); the next launch records
+///   the last 30 seconds of moves again when it resumes or closes the session (the server keeps
+///   an event id once). A move the sink refuses leaves the file as it was.
 /// - **Abandoned.** Past the timeout (or when the app now ships another version of the flow) the
 ///   saved session is closed with `flow_abandoned` (`properties.reason` = `inactivity`) dated at
 ///   its last activity — the time the user really left, not the relaunch — and a new session
