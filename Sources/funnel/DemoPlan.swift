@@ -38,9 +38,15 @@ struct DemoPlan: Sendable {
         }
     }
 
-    /// Stores every scenario's flows, so `funnel report --flow health-study` finds them.
+    /// Stores every scenario's flows, so `funnel report --flow health-study` finds them, and its
+    /// experiment's variants, so `funnel dashboard` lists it and opens `/experiments/KEY`.
     func storeFlows(on connection: PostgresConnection) throws {
         for flow in parts.flatMap(\.generator.scenario.flows) { try FlowStore().save(flow, on: connection) }
+        for experiment in parts.compactMap(\.generator.scenario.model.experiment) {
+            try ExperimentStore().save(
+                ExperimentDefinition(key: experiment.key, variants: experiment.variants, weights: experiment.weights),
+                on: connection)
+        }
     }
 
     /// Whether the last session of every part is in the database. They are recorded after
