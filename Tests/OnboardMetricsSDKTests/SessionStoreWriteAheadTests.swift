@@ -25,6 +25,14 @@ import Testing
         }
     }
 
+    static func launch(_ folder: String, sink: GatedSink, clock: ManualClock) throws -> SessionStore {
+        var configuration = SessionStore.Configuration()
+        configuration.clock = clock.closure
+        return try SessionStore(
+            directory: folder, flows: FlowCatalog([SessionStoreTests.tour()]), sink: sink,
+            configuration: configuration)
+    }
+
     @Test func theNextLaunchRecordsAgainTheEventsOfTheLastMovesOfAKilledProcess() throws {
         let folder = SessionStoreTests.folder()
         defer { try? FileManager.default.removeItem(atPath: folder) }
@@ -64,11 +72,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let clock = ManualClock()
         let sink = GatedSink()
-        var configuration = SessionStore.Configuration()
-        configuration.clock = clock.closure
-        let store = try SessionStore(
-            directory: folder, flows: FlowCatalog([SessionStoreTests.tour()]), sink: sink,
-            configuration: configuration)
+        let store = try Self.launch(folder, sink: sink, clock: clock)
         let path = store.sessionPath("welcome-tour")
 
         sink.refusing.withLock { $0 = true }
@@ -97,11 +101,7 @@ import Testing
             savedAtLink.withLock { $0 = String(decoding: data, as: UTF8.self) }
         }
         let clock = ManualClock()
-        var configuration = SessionStore.Configuration()
-        configuration.clock = clock.closure
-        let store = try SessionStore(
-            directory: folder, flows: FlowCatalog([SessionStoreTests.tour()]), sink: sink,
-            configuration: configuration)
+        let store = try Self.launch(folder, sink: sink, clock: clock)
         _ = try store.start(flow: "welcome-tour")
         try store.identify(user: "member-7")
         // When the link reached the sink the file still said anonymous; afterwards it is saved.
