@@ -1,0 +1,87 @@
+import Foundation
+import OnboardMetricsAnalysis
+import OnboardMetricsRendering
+
+extension DashboardPage {
+    /// The home page: flows with started and completion over 7 and 30 days and a sparkline of the
+    /// sessions started per day; experiments; highlights with their discovery rate.
+    static func home(_ home: DashboardHome) -> String {
+        let formatter = ISO8601DateFormatter()
+        let since7 = DashboardQuery.escape(formatter.string(from: home.asOf.addingTimeInterval(-7 * 86_400)))
+        let since30 = DashboardQuery.escape(formatter.string(from: home.asOf.addingTimeInterval(-30 * 86_400)))
+        func cell(_ text: String, value: String?) -> String {
+            "<td class=\"num\"" + (value.map { " data-value=\"\(HTML.escape($0))\"" } ?? "") + ">"
+                + HTML.escape(text) + "</td>"
+        }
+        // A table written here, not with HTMLTable, because its cells hold links and a chart.
+        var flows = """
+            <div class="table-wrap"><table data-table="flows"><caption>Flows: sessions started and \
+            completion rate over the last 7 and 30 days</caption>
+            <thead><tr><th scope="col">flow</th><th scope="col" class="num">started, 7 d</th>\
+            <th scope="col" class="num">completion, 7 d</th><th scope="col" class="num">started, 30 d</th>\
+            <th scope="col" class="num">completion, 30 d</th><th scope="col">started per day, 30 d</th></tr></thead>
+            <tbody>
+
+            """
+        for flow in home.flows {
+            let flowPath = path("/flows", flow.id)
+            flows += "<tr data-key=\"\(HTML.escape(flow.id))\"><th scope=\"row\">"
+            flows += link(flowPath, text: flow.id) + " <span class=\"note\">v\(flow.version)</span></th>"
+            flows += cell(String(flow.last7Days.started), value: String(flow.last7Days.started))
+            flows += cell(
+                NumberText.percent(flow.last7Days.completionRate), value: HTML.exact(flow.last7Days.completionRate))
+            flows += cell(String(flow.last30Days.started), value: String(flow.last30Days.started))
+            flows += cell(
+                NumberText.percent(flow.last30Days.completionRate), value: HTML.exact(flow.last30Days.completionRate))
+            flows += "<td>" + DashboardSparkline(values: flow.dailyStarted, label: flow.id).render() + "</td></tr>\n"
+        }
+        flows += "</tbody></table></div>\n<ul>\n"
+        for flow in home.flows {
+            let flowPath = path("/flows", flow.id)
+            flows +=
+                "<li>\(link(flowPath, text: flow.id)): \(link(flowPath, query: "since=\(since7)", text: "7 days")), "
+                + "\(link(flowPath, query: "since=\(since30)", text: "30 days")), "
+                + "\(link(flowPath + "/trends", text: "trends")), "
+                + "\(link(flowPath + "/compare", query: weekOverWeek(home.asOf), text: "this week against the last"))</li>\n"
+        }
+        flows += "</ul>\n"
+        if home.flows.isEmpty {
+            flows = "<p>No stored flows yet: <code>funnel demo</code> or storing a flow definition adds one.</p>\n"
+        }
+        var experiments = "<ul>\n"
+        for experiment in home.experiments {
+            experiments +=
+                "<li>\(link(path("/experiments", experiment.key), text: experiment.key)): "
+                + "\(HTML.escape(experiment.variants.joined(separator: ", ")))</li>\n"
+        }
+        experiments += "</ul>\n"
+        if home.experiments.isEmpty { experiments = "<p>No stored experiments.</p>\n" }
+        var highlights = "<ul>\n"
+        for row in home.highlights {
+            highlights +=
+                "<li>\(link("/discovery", query: "highlight=\(DashboardQuery.escape(row.highlight))&since=\(since30)", text: row.highlight))"
+                + (row.feature.map { " (\(HTML.escape($0)))" } ?? "")
+                + ": shown to \(row.shown), \(NumberText.percent(row.rate)) discovered the feature</li>\n"
+        }
+        highlights += "</ul>\n"
+        if home.highlights.isEmpty { highlights = "<p>No highlight was shown in the last 30 days.</p>\n" }
+        highlights += "<p>\(link("/discovery", text: "Feature discovery, all time"))</p>\n"
+        return document(
+            title: "OnboardMetrics dashboard", asOf: home.asOf, newestEvent: home.newestEvent,
+            sections: [
+                DashboardPage(htmlSectionID: "flows", htmlSectionTitle: "Flows", body: flows),
+                DashboardPage(htmlSectionID: "experiments", htmlSectionTitle: "Experiments", body: experiments),
+                DashboardPage(
+                    htmlSectionID: "highlights", htmlSectionTitle: "Highlights, last 30 days", body: highlights),
+            ])
+    }
+
+    /// The query of `/flows/ID/compare` for the 7 days before `now` (B) against the 7 before them (A).
+    static func weekOverWeek(_ now: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        func day(_ back: Double) -> String {
+            DashboardQuery.escape(formatter.string(from: now.addingTimeInterval(-back * 86_400)))
+        }
+        return "a_since=\(day(14))&a_until=\(day(7))&b_since=\(day(7))&b_until=\(day(0))"
+    }
+}
