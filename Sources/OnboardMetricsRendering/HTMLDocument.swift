@@ -110,7 +110,7 @@ public struct HTMLDocument: Sendable {
         @media (max-width: 600px) {
           body { padding: 16px 14px 32px; }
           figure { overflow-x: auto; }
-          svg.chart { min-width: 560px; }
+          svg.chart { min-width: 640px; }
           .kpis li { min-width: 0; flex: 1 1 40%; }
         }
         @media print {

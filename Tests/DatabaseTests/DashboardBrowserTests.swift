@@ -41,7 +41,14 @@ import Testing
             try JSONSerialization.jsonObject(with: Data(walk.output.utf8)) as? [String: Any], "\(walk.output)")
         let screenshots = seen["screenshots"] as? [String] ?? []
         print("browser screenshots:\n" + screenshots.joined(separator: "\n"))
-        #expect(screenshots.count == 6)
+        #expect(screenshots.count == 12)
+        // Every report reached by its link from the flow page (or home, for discovery).
+        let reports = seen["reports"] as? [String: [String: String]] ?? [:]
+        #expect(reports["trends by week"]?["path"] == "/flows/health-study/trends")
+        #expect(reports["this week against the last"]?["path"] == "/flows/health-study/compare")
+        #expect(reports["who dropped"]?["path"] == "/flows/health-study/users")
+        #expect(reports["correlation"]?["path"] == "/flows/health-study/correlation")
+        #expect(reports["discovery"]?["title"]?.isEmpty == false)
         for file in screenshots {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
             #expect(size > 10_000, "\(file) is \(size) bytes: a blank page?")

@@ -4,10 +4,11 @@ Usage: python dashboard_walk.py URL VIEWER SECRET FLOW SCREENSHOT_DIR FILTERS_JS
 
 Signs in through the form, opens the home page, follows the flow's link, fills the filter form
 with FILTERS_JSON ({"per": "user", "since": "2026-01-12", ...}) and submits it, then reads the
-numbers shown (the totals and the step table's text, not the data-value attributes). Writes a
-screenshot of each page at laptop width and of the home and filtered flow pages at phone width,
-and measures whether a page is wider than the window. The caller compares the numbers with the
-CLI's JSON. Exit status 1 with the error on stderr when a step fails.
+numbers shown (the totals and the step table's text, not the data-value attributes); then opens
+trends, the week-over-week comparison, the users who dropped, correlation and discovery by their
+links. Writes a screenshot of each page at laptop width, and of the home, filtered flow and
+discovery pages at phone width, and measures whether a page is wider than the window. The caller
+compares the numbers with the CLI's JSON. Exit status 1 with the error on stderr when a step fails.
 """
 
 import json
@@ -131,6 +132,21 @@ try:
     driver.get(base + "/")
     wait.until(lambda d: d.find_elements(By.ID, "flows"))
     shoot("06-home-phone.png", 390)
+
+    # The other reports, reached by their links from the filtered flow page; each must show a table.
+    seen["reports"] = {}
+    for number, text in enumerate(["trends by week", "this week against the last", "who dropped", "correlation"]):
+        driver.get(seen["filtered_url"])
+        driver.find_element(By.LINK_TEXT, text).click()
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "main table"))
+        seen["reports"][text] = {"path": path(), "title": driver.title}
+        shoot("%02d-%s.png" % (7 + number, path().rsplit("/", 1)[-1]), 1280)
+    driver.get(base + "/")
+    driver.find_element(By.LINK_TEXT, "Feature discovery, all time").click()
+    wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "main table"))
+    seen["reports"]["discovery"] = {"path": path(), "title": driver.title}
+    shoot("11-discovery.png", 1280)
+    shoot("12-discovery-phone.png", 390)
 except Exception as error:  # the walk's step and the page it was on, for the test's message
     print("browser walk failed at %s: %r" % (driver.current_url, error), file=sys.stderr)
     try:
