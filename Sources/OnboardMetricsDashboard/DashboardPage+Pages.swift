@@ -106,14 +106,15 @@ extension DashboardPage {
     /// A report page (trends, comparison, users at a step, discovery): the report, the query
     /// parameters it takes, and its JSON twin.
     static func report(
-        _ report: any HTMLReportSection, parameters: String, query: DashboardQuery, path: String, asOf: Date,
-        newestEvent: Date?
+        _ report: any HTMLReportSection, parameters: String, note: String? = nil, query: DashboardQuery,
+        path: String, asOf: Date, newestEvent: Date?
     ) -> String {
         let json = query.encoded.isEmpty ? "format=json" : query.encoded + "&format=json"
-        let links = DashboardPage(
-            htmlSectionID: "filters", htmlSectionTitle: "Options",
-            body: "<p>Query parameters as the command's options: \(HTML.escape(parameters)). "
-                + "\(link(path, query: json, text: "This view as JSON")).</p>\n")
+        var body = note.map { "<p class=\"warning\">\(HTML.escape($0))</p>\n" } ?? ""
+        body +=
+            "<p>Query parameters as the command's options: \(HTML.escape(parameters)). "
+            + "\(link(path, query: json, text: "This view as JSON")).</p>\n"
+        let links = DashboardPage(htmlSectionID: "filters", htmlSectionTitle: "Options", body: body)
         return document(
             title: report.htmlSectionTitle, asOf: asOf, newestEvent: newestEvent, sections: [report, links])
     }

@@ -4,6 +4,9 @@ import OnboardMetricsRendering
 import OnboardMetricsSDK
 
 extension DashboardRouter {
+    /// The most rows `/flows/ID/users` lists in HTML.
+    static let usersShown = 1000
+
     /// What each report page takes in its query string, as its command's options.
     static let reportParameters = [
         "trends": "interval (day, week, month), by, since, until, window, inactivity",
@@ -23,6 +26,7 @@ extension DashboardRouter {
         // The options first: a bad parameter is a 400 whether or not the flow exists.
         let report: any HTMLReportSection & Sendable
         let json: String
+        var note: String?
         switch page {
         case "trends":
             let options = try query.trendOptions()
@@ -49,12 +53,20 @@ extension DashboardRouter {
             let built = try await dashboard.data.report(reader: options.reader, people: options.unit == .user) {
                 try UnitListAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, try built.rendered(.json))
+            // A page lists at most `usersShown` rows, so a long list stays a page; the JSON lists all.
+            var shown = built
+            if shown.rows.count > usersShown { shown.rows = Array(shown.rows.prefix(usersShown)) }
+            (report, json) = (shown, try built.rendered(.json))
+            if built.rows.count > usersShown {
+                note =
+                    "The first \(usersShown) of \(built.rows.count) are listed here; the JSON twin "
+                    + "(and funnel users) lists them all."
+            }
         }
         let newestEvent = try await dashboard.data.newestEvent()
         return Answer(
             html: DashboardPage.report(
-                report, parameters: reportParameters[page] ?? "", query: query, path: path, asOf: now,
+                report, parameters: reportParameters[page] ?? "", note: note, query: query, path: path, asOf: now,
                 newestEvent: newestEvent),
             json: json + "\n", newestEvent: newestEvent)
     }
