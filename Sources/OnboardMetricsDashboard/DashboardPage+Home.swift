@@ -73,12 +73,13 @@ extension DashboardPage {
             ])
     }
 
-    /// The query of `/flows/ID/compare` for the 7 days before `now` (B) against the 7 before them (A).
+    /// The query of `/flows/ID/compare` for the 7 UTC days up to and including `now`'s (B) against
+    /// the 7 before them (A), as whole days so the form shows short dates.
     static func weekOverWeek(_ now: Date) -> String {
         let formatter = ISO8601DateFormatter()
-        func day(_ back: Double) -> String {
-            DashboardQuery.escape(formatter.string(from: now.addingTimeInterval(-back * 86_400)))
-        }
+        formatter.formatOptions = [.withFullDate]
+        let tomorrow = DashboardData.utcDayStart(now).addingTimeInterval(86_400)
+        func day(_ back: Double) -> String { formatter.string(from: tomorrow.addingTimeInterval(-back * 86_400)) }
         return "a_since=\(day(14))&a_until=\(day(7))&b_since=\(day(7))&b_until=\(day(0))"
     }
 }

@@ -106,16 +106,17 @@ extension DashboardPage {
     /// A report page (trends, comparison, users at a step, discovery): the report, the query
     /// parameters it takes, and its JSON twin.
     static func report(
-        _ report: any HTMLReportSection, parameters: String, note: String? = nil, query: DashboardQuery,
-        path: String, asOf: Date, newestEvent: Date?
+        _ report: any HTMLReportSection, page: String, parameters: String, note: String? = nil,
+        query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?
     ) -> String {
         let json = query.encoded.isEmpty ? "format=json" : query.encoded + "&format=json"
-        var body = note.map { "<p class=\"warning\">\(HTML.escape($0))</p>\n" } ?? ""
+        var body = form(reportFields[page] ?? [], query: query, path: path)
+        body += note.map { "<p class=\"warning\">\(HTML.escape($0))</p>\n" } ?? ""
         body +=
-            "<p>Query parameters as the command's options: \(HTML.escape(parameters)). "
+            "<p class=\"note\">Query parameters as the command's options: \(HTML.escape(parameters)). "
             + "\(link(path, query: json, text: "This view as JSON")).</p>\n"
-        let links = DashboardPage(htmlSectionID: "filters", htmlSectionTitle: "Options", body: body)
+        let filters = DashboardPage(htmlSectionID: "filters", htmlSectionTitle: "Filters", body: body)
         return document(
-            title: report.htmlSectionTitle, asOf: asOf, newestEvent: newestEvent, sections: [report, links])
+            title: report.htmlSectionTitle, asOf: asOf, newestEvent: newestEvent, sections: [filters, report])
     }
 }

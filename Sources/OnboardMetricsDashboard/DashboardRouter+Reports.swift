@@ -66,7 +66,8 @@ extension DashboardRouter {
         let newestEvent = try await dashboard.data.newestEvent()
         return Answer(
             html: DashboardPage.report(
-                report, parameters: reportParameters[page] ?? "", note: note, query: query, path: path, asOf: now,
+                report, page: page, parameters: reportParameters[page] ?? "", note: note, query: query, path: path,
+                asOf: now,
                 newestEvent: newestEvent),
             json: json + "\n", newestEvent: newestEvent)
     }
@@ -81,7 +82,8 @@ extension DashboardRouter {
         let newestEvent = try await dashboard.data.newestEvent()
         return Answer(
             html: DashboardPage.report(
-                report, parameters: reportParameters["discovery"] ?? "", query: query, path: path, asOf: now,
+                report, page: "discovery", parameters: reportParameters["discovery"] ?? "", query: query, path: path,
+                asOf: now,
                 newestEvent: newestEvent),
             json: try report.rendered(.json) + "\n", newestEvent: newestEvent)
     }

@@ -49,6 +49,11 @@ import Testing
         #expect(reports["who dropped"]?["path"] == "/flows/health-study/users")
         #expect(reports["correlation"]?["path"] == "/flows/health-study/correlation")
         #expect(reports["discovery"]?["title"]?.isEmpty == false)
+        // The trends page's own form switched it to days, keeping the flow page's range.
+        let byDay = seen["trends_by_day"] as? [String: Any]
+        let dayQuery = byDay?["query"] as? [String: String] ?? [:]
+        #expect(dayQuery["interval"] == "day" && dayQuery["since"] == "2026-01-12" && dayQuery["until"] == "2026-02-01")
+        #expect((byDay?["periods"] as? Int ?? 0) >= 20, "\(byDay ?? [:])")  // 2026-01-12 to 2026-01-31
         for file in screenshots {
             let size = (try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
             #expect(size > 10_000, "\(file) is \(size) bytes: a blank page?")

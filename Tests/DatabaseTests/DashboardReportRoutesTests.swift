@@ -63,6 +63,11 @@ import Testing
         #expect(json == cli.output)
         #expect(html.contains("<table") && html.contains("As of 2026-02-02T00:00:00Z; newest event 2026-0"))
         #expect(html.contains("This view as JSON"))
+        // The filter form holds the view's options, so submitting it keeps them.
+        #expect(html.contains("<form method=\"get\" action=\"\(path)\">"))
+        #expect(html.contains("value=\"2026-02-01\""))
+        if parameters.contains("interval=day") { #expect(html.contains("<option selected>day</option>")) }
+        if parameters.contains("status=completed") { #expect(html.contains("<option selected>completed</option>")) }
     }
 
     @Test func refusalsNameWhatIsWrong() async throws {
@@ -148,6 +153,16 @@ import Testing
         #expect(!expected.isEmpty)
         #expect(shown == expected)
         #expect(html.contains("href=\"/discovery?highlight="))
+        // This week against the last: whole UTC days, today (2026-02-02) the last day of B.
+        let weeks = "a_since=2026-01-20&a_until=2026-01-27&b_since=2026-01-27&b_until=2026-02-03"
+        #expect(
+            html.contains("href=\"/flows/health-study/compare?" + weeks.replacingOccurrences(of: "&", with: "&amp;")))
+        let status = try await app.test(.router) { client in
+            try await client.execute(
+                uri: "/flows/health-study/compare?" + weeks + "&format=json", method: .get, headers: viewer
+            ) { $0.status }
+        }
+        #expect(status == .ok)
     }
 
     @Test func cookieSecureMarksTheSessionCookie() async throws {

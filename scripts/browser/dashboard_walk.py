@@ -141,6 +141,14 @@ try:
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "main table"))
         seen["reports"][text] = {"path": path(), "title": driver.title}
         shoot("%02d-%s.png" % (7 + number, path().rsplit("/", 1)[-1]), 1280)
+        if text == "trends by week":  # its own form: by day instead
+            Select(driver.find_element(By.CSS_SELECTOR, "#filters select[name=interval]")).select_by_visible_text("day")
+            driver.find_element(By.CSS_SELECTOR, "#filters button[type=submit]").click()
+            wait.until(lambda d: "interval=day" in d.current_url and d.find_elements(By.CSS_SELECTOR, "main table"))
+            seen["trends_by_day"] = {
+                "query": dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(driver.current_url).query)),
+                "periods": len(driver.find_elements(By.CSS_SELECTOR, "main table tbody tr")),
+            }
     driver.get(base + "/")
     driver.find_element(By.LINK_TEXT, "Feature discovery, all time").click()
     wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "main table"))
