@@ -37,6 +37,28 @@ extension DashboardPage {
             Field(name: "since", label: "Since", placeholder: "2026-01-01"),
             Field(name: "until", label: "Until", placeholder: "2026-02-01"),
         ],
+        "retention": [
+            Field(name: "by", label: "Groups", placeholder: "outcome"),
+            Field(name: "days", label: "Days", placeholder: "1,7,30"),
+            Field(name: "per", label: "Per", choices: ["user", "session"]),
+            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
+            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+        ],
+        "correlation": [
+            Field(name: "step", label: "Step", placeholder: "most dropped"),
+            Field(name: "per", label: "Per", choices: ["session", "user"]),
+            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
+            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+            Field(name: "top", label: "Top", placeholder: "10"),
+        ],
+        "paths": [
+            Field(name: "step", label: "After a drop at", placeholder: "most dropped"),
+            Field(name: "between", label: "or between", placeholder: "welcome,consent"),
+            Field(name: "depth", label: "Depth", placeholder: "3"),
+            Field(name: "per", label: "Per", choices: ["session", "user"]),
+            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
+            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+        ],
         "discovery": [
             Field(name: "highlight", label: "Highlight", placeholder: "all"),
             Field(name: "per", label: "Per", choices: ["session", "user"]),

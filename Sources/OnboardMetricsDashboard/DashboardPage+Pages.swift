@@ -74,20 +74,6 @@ extension DashboardPage {
             title: "Flow \(report.flowID)", asOf: asOf, newestEvent: newestEvent, sections: [filters, report])
     }
 
-    /// A report that explains drop-off (correlation, paths, retention), with its query's options
-    /// and its JSON twin.
-    static func why(
-        _ report: any HTMLReportSection, query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?
-    ) -> String {
-        let json = query.encoded.isEmpty ? "format=json" : query.encoded + "&format=json"
-        let links = DashboardPage(
-            htmlSectionID: "filters", htmlSectionTitle: "Options",
-            body: "<p>Query parameters as the command's options (since, until, per, window, step, between, "
-                + "by, days, depth, top, correction). \(link(path, query: json, text: "This view as JSON")).</p>\n")
-        return document(
-            title: report.htmlSectionTitle, asOf: asOf, newestEvent: newestEvent, sections: [report, links])
-    }
-
     /// An experiment's report.
     static func experiment(
         _ report: ExperimentReport, query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?
@@ -103,8 +89,9 @@ extension DashboardPage {
 }
 
 extension DashboardPage {
-    /// A report page (trends, comparison, users at a step, discovery): the report, the query
-    /// parameters it takes, and its JSON twin.
+    /// A report page (trends, comparison, users at a step, discovery, and the reports that
+    /// explain drop-off: retention, correlation, paths): its filter form over the report, the
+    /// query parameters it takes, and its JSON twin.
     static func report(
         _ report: any HTMLReportSection, page: String, parameters: String, note: String? = nil,
         query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?

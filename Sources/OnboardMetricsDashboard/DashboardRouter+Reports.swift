@@ -15,6 +15,9 @@ extension DashboardRouter {
         "users":
             "step, status (viewed, completed, skipped, dropped, in_progress), per, since, until, window, inactivity",
         "discovery": "highlight, window, holdout, holdout_variant, per, since, until",
+        "retention": "by (outcome, variant:EXPERIMENT, flow_version), days, per, since, until, window, inactivity",
+        "correlation": "step, per, since, until, window, inactivity, breakdown, correction (holm, bh), top",
+        "paths": "step (after a drop there) or between=A,B, depth, top, per, since, until, window, inactivity",
     ]
 
     /// `/flows/ID/trends`, `/compare`, `/users`: each equal to its CLI command's JSON (`funnel

@@ -209,7 +209,9 @@ package enum DashboardRouter {
         }
         let newestEvent = try await dashboard.data.newestEvent()
         return Answer(
-            html: DashboardPage.why(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
+            html: DashboardPage.report(
+                report, page: page, parameters: reportParameters[page] ?? "", query: query, path: path, asOf: now,
+                newestEvent: newestEvent),
             json: json + "\n", newestEvent: newestEvent)
     }
 
