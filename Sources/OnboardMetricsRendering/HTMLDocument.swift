@@ -112,6 +112,7 @@ public struct HTMLDocument: Sendable {
           figure { overflow-x: auto; }
           svg.chart { min-width: 640px; }
           .kpis li { min-width: 0; flex: 1 1 40%; }
+          thead th.num { white-space: nowrap; }  /* tables scroll here: one header line, not a tall block */
         }
         @media print {
           body { max-width: none; padding: 0; font-size: 11pt; }
