@@ -16,16 +16,27 @@ package final class Dashboard: Sendable {
     package let limiter: SignInLimiter
     package let logger: Logger
     package let clock: @Sendable () -> Date
+    /// Whether the session cookie carries `Secure` (browsers then send it over HTTPS only): for a
+    /// dashboard behind a TLS-terminating proxy.
+    package let cookieSecure: Bool
 
     package init(
         data: DashboardData, viewers: ViewerAuthenticator, limiter: SignInLimiter = SignInLimiter(), logger: Logger,
-        clock: @escaping @Sendable () -> Date = Date.init
+        clock: @escaping @Sendable () -> Date = Date.init, cookieSecure: Bool = false
     ) {
         self.data = data
         self.viewers = viewers
         self.limiter = limiter
         self.logger = logger
         self.clock = clock
+        self.cookieSecure = cookieSecure
+    }
+
+    /// The session cookie holding `token` (an empty token with max-age 0 clears it).
+    func sessionCookie(_ token: String, maxAge: Int) -> Cookie {
+        Cookie(
+            name: Self.cookieName, value: token, maxAge: maxAge, path: "/", secure: cookieSecure, httpOnly: true,
+            sameSite: .strict)
     }
 
     /// Who a request comes from.

@@ -83,24 +83,56 @@ package struct DashboardData: Sendable {
         return try await deployment.reader.report(make)
     }
 
-    /// Per flow, started and completion over the last `days` days before `now`: one read for all
-    /// flows, each counted as `funnel report --flow ID --since NOW-DAYS` counts it.
-    package func summaries(flows: [FlowDefinition], days: Int, now: Date) async throws -> [String: FunnelReport.Totals]
-    {
+    /// What the home page shows of a flow: started and completion over the last 7 and 30 days,
+    /// and sessions started per UTC day over the last 30 (oldest first, today last).
+    package struct FlowSummary: Sendable {
+        package var last7Days: FunnelReport.Totals?
+        package var last30Days: FunnelReport.Totals?
+        package var dailyStarted: [Int]
+    }
+
+    /// Per flow, its ``FlowSummary`` as of `now`: one read for every flow, each window counted as
+    /// `funnel report --flow ID --since NOW-DAYS` counts it, the days as `funnel trends
+    /// --interval day` does.
+    package func summaries(flows: [FlowDefinition], now: Date) async throws -> [String: FlowSummary] {
         guard !flows.isEmpty else { return [:] }
-        var options = FunnelOptions()
-        options.since = now.addingTimeInterval(-Double(days) * 86_400)
+        func since(_ days: Int) -> FunnelOptions {
+            var options = FunnelOptions()
+            options.since = now.addingTimeInterval(-Double(days) * 86_400)
+            return options
+        }
+        let (last7, last30) = (since(7), since(30))
+        // The sparkline's 30 UTC days end today; they start after NOW-30d, so the read covers them.
+        let firstDay = Self.utcDayStart(now).addingTimeInterval(-29 * 86_400)
+        var trend = TrendOptions()
+        trend.interval = .day
+        trend.funnel.since = firstDay
         let deployment = try await ShardedReader.deployment(
-            configuration: database, reader: FunnelReport.reader(options: options), connections: connections)
-        let prepared = options
-        let reports = try await deployment.reader.report {
-            FlowListAggregator(parts: flows.map { FunnelAggregator(flow: $0, options: prepared, now: now) })
+            configuration: database, reader: FunnelReport.reader(options: last30), connections: connections)
+        let prepared = trend
+        let report = try await deployment.reader.report {
+            FlowListAggregator(
+                parts: flows.map { FunnelAggregator(flow: $0, options: last7, now: now) }
+                    + flows.map { FunnelAggregator(flow: $0, options: last30, now: now) },
+                trends: flows.map { TrendAggregator(flow: $0, options: prepared, now: now) })
         }
-        var totals: [String: FunnelReport.Totals] = [:]
-        for report in reports {
-            if let all = report.groups.first { totals[report.flowID] = all.totals }
+        var summaries: [String: FlowSummary] = [:]
+        for (index, flow) in flows.enumerated() {
+            var daily = Array(repeating: 0, count: 30)
+            for period in report.trends[index].series.flatMap(\.periods) {
+                let day = Int((period.start.timeIntervalSince(firstDay) / 86_400).rounded(.down))
+                if daily.indices.contains(day) { daily[day] += period.started }
+            }
+            summaries[flow.id] = FlowSummary(
+                last7Days: report.funnels[index].groups.first?.totals,
+                last30Days: report.funnels[flows.count + index].groups.first?.totals, dailyStarted: daily)
         }
-        return totals
+        return summaries
+    }
+
+    /// Midnight UTC of `date`'s day.
+    static func utcDayStart(_ date: Date) -> Date {
+        Date(timeIntervalSince1970: (date.timeIntervalSince1970 / 86_400).rounded(.down) * 86_400)
     }
 
     private func withConnection<T: Sendable>(_ body: @escaping @Sendable (PostgresConnection) throws -> T)

@@ -37,60 +37,6 @@ extension DashboardPage {
         return HTMLDocument(title: "OnboardMetrics dashboard", sections: sections, generatedAt: asOf).render()
     }
 
-    /// The home page: flows with started and completion over 7 and 30 days, and experiments.
-    static func home(_ home: DashboardHome) -> String {
-        let since7 = DashboardQuery.escape(
-            ISO8601DateFormatter().string(from: home.asOf.addingTimeInterval(-7 * 86_400)))
-        let since30 = DashboardQuery.escape(
-            ISO8601DateFormatter().string(from: home.asOf.addingTimeInterval(-30 * 86_400)))
-        let rows = home.flows.map { flow in
-            let last7 = flow.last7Days
-            let last30 = flow.last30Days
-            return HTMLTable.Row(
-                key: flow.id,
-                cells: [
-                    HTMLTable.Cell(flow.id), .count(flow.version), .count(last7.started),
-                    .percent(last7.completionRate),
-                    .count(last30.started), .percent(last30.completionRate),
-                ])
-        }
-        // Wide on a phone: the table scrolls sideways in its own box, the page does not.
-        var flows =
-            "<div class=\"table-wrap\">"
-            + HTMLTable(
-                caption: "Flows: sessions started and completion rate",
-                header: [
-                    "flow", "version", "started, 7 days", "completion, 7 days", "started, 30 days",
-                    "completion, 30 days",
-                ], rows: rows, numericColumns: [1, 2, 3, 4, 5], name: "flows"
-            ).render() + "</div>\n"
-        flows += "<ul>\n"
-        for flow in home.flows {
-            let flowPath = path("/flows", flow.id)
-            flows +=
-                "<li>\(link(flowPath, text: flow.id)) (\(link(flowPath, query: "since=\(since7)", text: "7 days")), "
-                + "\(link(flowPath, query: "since=\(since30)", text: "30 days")))</li>\n"
-        }
-        flows += "</ul>\n"
-        if home.flows.isEmpty {
-            flows = "<p>No stored flows yet: <code>funnel demo</code> or storing a flow definition adds one.</p>\n"
-        }
-        var experiments = "<ul>\n"
-        for experiment in home.experiments {
-            experiments +=
-                "<li>\(link(path("/experiments", experiment.key), text: experiment.key)): "
-                + "\(HTML.escape(experiment.variants.joined(separator: ", ")))</li>\n"
-        }
-        experiments += "</ul>\n"
-        if home.experiments.isEmpty { experiments = "<p>No stored experiments.</p>\n" }
-        return document(
-            title: "OnboardMetrics dashboard", asOf: home.asOf, newestEvent: home.newestEvent,
-            sections: [
-                DashboardPage(htmlSectionID: "flows", htmlSectionTitle: "Flows", body: flows),
-                DashboardPage(htmlSectionID: "experiments", htmlSectionTitle: "Experiments", body: experiments),
-            ])
-    }
-
     /// A flow's funnel with a filter form whose fields hold the query (a GET: the URL is the view).
     static func flow(
         _ report: FunnelReport, query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?
@@ -118,23 +64,14 @@ extension DashboardPage {
             + ["correlation", "paths", "retention"].map {
                 link(path + "/" + $0, query: query.encoded, text: $0)
             }.joined(separator: " · ") + "</p>\n"
+        form +=
+            "<p>More: \(link(path + "/trends", query: query.encoded, text: "trends by week")) · "
+            + "\(link(path + "/trends", query: query.encoded + (query.encoded.isEmpty ? "" : "&") + "interval=day", text: "by day")) · "
+            + "\(link(path + "/compare", query: weekOverWeek(asOf), text: "this week against the last")) · "
+            + "\(link(path + "/users", query: query.encoded, text: "who dropped"))</p>\n"
         let filters = DashboardPage(htmlSectionID: "filters", htmlSectionTitle: "Filters", body: form)
         return document(
-            title: "Flow \(report.flowID)", asOf: asOf, newestEvent: newestEvent, sections: [report, filters])
-    }
-
-    /// A report that explains drop-off (correlation, paths, retention), with its query's options
-    /// and its JSON twin.
-    static func why(
-        _ report: any HTMLReportSection, query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?
-    ) -> String {
-        let json = query.encoded.isEmpty ? "format=json" : query.encoded + "&format=json"
-        let links = DashboardPage(
-            htmlSectionID: "filters", htmlSectionTitle: "Options",
-            body: "<p>Query parameters as the command's options (since, until, per, window, step, between, "
-                + "by, days, depth, top, correction). \(link(path, query: json, text: "This view as JSON")).</p>\n")
-        return document(
-            title: report.htmlSectionTitle, asOf: asOf, newestEvent: newestEvent, sections: [report, links])
+            title: "Flow \(report.flowID)", asOf: asOf, newestEvent: newestEvent, sections: [filters, report])
     }
 
     /// An experiment's report.
@@ -151,34 +88,22 @@ extension DashboardPage {
     }
 }
 
-/// What the home page shows, and its JSON twin.
-struct DashboardHome: Sendable, Encodable {
-    struct Flow: Sendable, Encodable {
-        var id: String
-        var version: Int
-        var last7Days: Window
-        var last30Days: Window
-
-        enum CodingKeys: String, CodingKey {
-            case id, version
-            case last7Days = "last_7_days"
-            case last30Days = "last_30_days"
-        }
+extension DashboardPage {
+    /// A report page (trends, comparison, users at a step, discovery, and the reports that
+    /// explain drop-off: retention, correlation, paths): its filter form over the report, the
+    /// query parameters it takes, and its JSON twin.
+    static func report(
+        _ report: any HTMLReportSection, page: String, parameters: String, note: String? = nil,
+        query: DashboardQuery, path: String, asOf: Date, newestEvent: Date?
+    ) -> String {
+        let json = query.encoded.isEmpty ? "format=json" : query.encoded + "&format=json"
+        var body = form(reportFields[page] ?? [], query: query, path: path)
+        body += note.map { "<p class=\"warning\">\(HTML.escape($0))</p>\n" } ?? ""
+        body +=
+            "<p class=\"note\">Query parameters as the command's options: \(HTML.escape(parameters)). "
+            + "\(link(path, query: json, text: "This view as JSON")).</p>\n"
+        let filters = DashboardPage(htmlSectionID: "filters", htmlSectionTitle: "Filters", body: body)
+        return document(
+            title: report.htmlSectionTitle, asOf: asOf, newestEvent: newestEvent, sections: [filters, report])
     }
-
-    struct Window: Sendable, Encodable {
-        var started: Int
-        var completed: Int
-        var completionRate: Double?
-    }
-
-    struct Experiment: Sendable, Encodable {
-        var key: String
-        var variants: [String]
-    }
-
-    var asOf: Date
-    var newestEvent: Date?
-    var flows: [Flow]
-    var experiments: [Experiment]
 }

@@ -24,10 +24,7 @@ package enum DashboardRouter {
             {
             case .success(let token):
                 var response = Response(status: .seeOther, headers: [.location: next])
-                response.setCookie(
-                    Cookie(
-                        name: Dashboard.cookieName, value: token, maxAge: Int(dashboard.viewers.sessionTTL), path: "/",
-                        httpOnly: true, sameSite: .strict))
+                response.setCookie(dashboard.sessionCookie(token, maxAge: Int(dashboard.viewers.sessionTTL)))
                 return response
             case .failure(let error):
                 var response = page(
@@ -39,8 +36,7 @@ package enum DashboardRouter {
         router.post("/logout") { request, _ in
             if let token = request.cookies[Dashboard.cookieName]?.value { dashboard.viewers.endSession(token) }
             var response = Response(status: .seeOther, headers: [.location: "/login"])
-            response.setCookie(
-                Cookie(name: Dashboard.cookieName, value: "", maxAge: 0, path: "/", httpOnly: true, sameSite: .strict))
+            response.setCookie(dashboard.sessionCookie("", maxAge: 0))
             return response
         }
         router.get("/") { request, context in
@@ -58,6 +54,19 @@ package enum DashboardRouter {
                 return try await signedIn(dashboard, request, context) { query in
                     try await why(dashboard, page: page, id: id, query: query, path: request.uri.path)
                 }
+            }
+        }
+        for page in ["trends", "compare", "users"] {
+            router.get("/flows/:id/\(page)") { request, context in
+                let id = context.parameters.get("id") ?? ""
+                return try await signedIn(dashboard, request, context) { query in
+                    try await flowReport(dashboard, page: page, id: id, query: query, path: request.uri.path)
+                }
+            }
+        }
+        router.get("/discovery") { request, context in
+            try await signedIn(dashboard, request, context) { query in
+                try await discovery(dashboard, query: query, path: request.uri.path)
             }
         }
         router.get("/experiments/:key") { request, context in
@@ -117,9 +126,14 @@ package enum DashboardRouter {
     static func home(_ dashboard: Dashboard, query: DashboardQuery) async throws -> Answer {
         let now = dashboard.clock()
         async let newest = dashboard.data.newestEvent()
+        var discovery = DiscoveryOptions()
+        discovery.since = now.addingTimeInterval(-30 * 86_400)
+        let highlightOptions = discovery
+        async let highlights = dashboard.data.report(reader: highlightOptions.reader, people: false) {
+            DiscoveryAggregator(options: highlightOptions)
+        }
         let flows = try await dashboard.data.flows()
-        let last7 = try await dashboard.data.summaries(flows: flows, days: 7, now: now)
-        let last30 = try await dashboard.data.summaries(flows: flows, days: 30, now: now)
+        let summaries = try await dashboard.data.summaries(flows: flows, now: now)
         let experiments = try await dashboard.data.experiments()
         func window(_ totals: FunnelReport.Totals?) -> DashboardHome.Window {
             DashboardHome.Window(
@@ -129,10 +143,18 @@ package enum DashboardRouter {
         let home = DashboardHome(
             asOf: now, newestEvent: try await newest,
             flows: flows.map {
-                DashboardHome.Flow(
-                    id: $0.id, version: $0.version, last7Days: window(last7[$0.id]), last30Days: window(last30[$0.id]))
+                let summary = summaries[$0.id]
+                return DashboardHome.Flow(
+                    id: $0.id, version: $0.version, last7Days: window(summary?.last7Days),
+                    last30Days: window(summary?.last30Days),
+                    dailyStarted: summary?.dailyStarted ?? Array(repeating: 0, count: 30))
             },
-            experiments: experiments.map { DashboardHome.Experiment(key: $0.key, variants: $0.variants.map(\.name)) })
+            experiments: experiments.map { DashboardHome.Experiment(key: $0.key, variants: $0.variants.map(\.name)) },
+            highlights: try await highlights.highlights.map {
+                DashboardHome.Highlight(
+                    highlight: $0.highlight, feature: $0.feature, shown: $0.shown, discovered: $0.discovered,
+                    rate: $0.rate)
+            })
         return Answer(
             html: DashboardPage.home(home), json: try ReportJSON.encode(home) + "\n", newestEvent: home.newestEvent)
     }
@@ -187,7 +209,9 @@ package enum DashboardRouter {
         }
         let newestEvent = try await dashboard.data.newestEvent()
         return Answer(
-            html: DashboardPage.why(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
+            html: DashboardPage.report(
+                report, page: page, parameters: reportParameters[page] ?? "", query: query, path: path, asOf: now,
+                newestEvent: newestEvent),
             json: json + "\n", newestEvent: newestEvent)
     }
 

@@ -22,6 +22,8 @@ package final class DashboardService: Sendable {
         /// Failed sign-ins per client address: a burst, then one per `signInInterval` seconds.
         package var signInBurst = 10.0
         package var signInInterval = 60.0
+        /// Whether the session cookie carries `Secure` (`--cookie-secure`).
+        package var cookieSecure = false
         /// Whether SIGTERM and SIGINT stop the service gracefully (not in tests).
         package var stopsOnTerminationSignals = false
         /// The server's log: one line per request, failed sign-ins, errors.
@@ -44,7 +46,7 @@ package final class DashboardService: Sendable {
             data: DashboardData(database: settings.database, connections: settings.readConnections),
             viewers: ViewerAuthenticator(database: settings.database, settings: settings.viewers),
             limiter: SignInLimiter(rate: 1 / max(settings.signInInterval, 0.001), burst: settings.signInBurst),
-            logger: settings.logger)
+            logger: settings.logger, cookieSecure: settings.cookieSecure)
     }
 
     /// Builds the server (nothing listens before ``run()``).

@@ -86,7 +86,8 @@ public struct HTMLDocument: Sendable {
         .kpis li { border: 1px solid var(--rule); border-radius: 6px; padding: 8px 14px; min-width: 130px; }
         .kpis .value { display: block; font-size: 22px; font-weight: 600; font-variant-numeric: tabular-nums; }
         .kpis .label { color: var(--muted); font-size: 13px; }
-        figure { margin: 16px 0; }
+        /* Positioned, so a chart's visually hidden table stays inside it and never widens the page. */
+        figure { margin: 16px 0; position: relative; }
         figcaption { font-weight: 600; margin-bottom: 4px; }
         svg.chart { width: 100%; height: auto; max-width: 980px; display: block; }
         svg.chart text { font-family: inherit; font-size: 12px; fill: var(--ink); }
@@ -105,6 +106,14 @@ public struct HTMLDocument: Sendable {
         .sr-only { position: absolute; width: 1px; height: 1px; padding: 0; margin: -1px; overflow: hidden;
           clip: rect(0 0 0 0); white-space: nowrap; border: 0; }
         footer { margin-top: 40px; font-size: 12px; }
+        /* A phone: charts keep a legible size and scroll sideways in their own box, as tables do. */
+        @media (max-width: 600px) {
+          body { padding: 16px 14px 32px; }
+          figure { overflow-x: auto; }
+          svg.chart { min-width: 640px; }
+          .kpis li { min-width: 0; flex: 1 1 40%; }
+          thead th.num { white-space: nowrap; }  /* tables scroll here: one header line, not a tall block */
+        }
         @media print {
           body { max-width: none; padding: 0; font-size: 11pt; }
           nav { display: none; }

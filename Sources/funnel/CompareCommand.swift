@@ -130,25 +130,12 @@ struct CompareCommand: AsyncParsableCommand {
         return options
     }
 
-    /// The time range the reader needs: the cohorts' date ranges, or --since/--until.
-    private func readRange(_ options: ComparisonOptions) -> (Date?, Date?) {
-        guard case .started(let aSince, let aUntil) = options.a, case .started(let bSince, let bUntil) = options.b
-        else { return (options.funnel.since, options.funnel.until) }
-        let since = aSince.flatMap { a in bSince.map { min(a, $0) } }
-        let until = aUntil.flatMap { a in bUntil.map { max(a, $0) } }
-        return (since, until)
-    }
-
     func run() async throws {
         let options = try makeOptions()
         let console = output.console
         let configuration = try await database.resolve(console: console)
         let (definition, _) = try await flow.load(configuration: configuration)
-        let (since, until) = readRange(options)
-        let reader = SessionReader(
-            since: since, until: until.map { $0.addingTimeInterval(options.funnel.window) },
-            closeAfter: options.funnel.window + options.funnel.inactivity,
-            closeFinishedAfter: options.funnel.inactivity)
+        let reader = options.reader
         let report = try await ReplayProgress.runDeployment(
             configuration: configuration, quiet: output.quiet, reader: reader, read: read
         ) { sharded, progress in

@@ -9,16 +9,20 @@ struct DashboardCommand: AsyncParsableCommand {
         abstract: "Serve a read-only web dashboard of flows and experiments to viewers (funnel viewers create).",
         discussion: """
             Pages: GET / lists the stored flows (sessions started and completion rate over the last 7 \
-            and 30 days) and experiments; GET /flows/ID is the flow's funnel, with the options of \
-            `funnel report` in the query string (since, until, per=session|user, breakdown, window, \
-            inactivity), so a link reproduces the view; GET /experiments/KEY is an experiment's \
+            and 30 days, a sparkline of sessions started per day), experiments and the highlights shown \
+            in the last 30 days; GET /flows/ID is the flow's funnel, with the options of `funnel \
+            report` in the query string (since, until, per=session|user, breakdown, window, \
+            inactivity), so a link reproduces the view; /flows/ID/trends, /compare, /users, \
+            /retention, /correlation and /paths are `funnel trends`, `compare`, `users`, `retention`, \
+            `correlate` and `paths` for the flow, their options as query parameters (a_since=... for \
+            --a-since); GET /discovery is `funnel discovery`; GET /experiments/KEY is an experiment's \
             report (metric, per, window, since, until, engine, mde). Each page has a JSON twin, \
             ?format=json or Accept: application/json, equal to the CLI's --format json for the same \
             options. Every page says when it was made ("as of") and when the newest event happened.
 
             Sign-in: a viewer's name and secret (funnel viewers create NAME) as HTTP Basic, for \
             scripts (curl -u NAME:SECRET), or the form at /login, which sets an HttpOnly, \
-            SameSite=Strict session cookie (sessions live in this process's memory: a restart signs \
+            SameSite=Strict session cookie (Secure too with --cookie-secure; sessions live in this process's memory: a restart signs \
             browsers out). App keys never open the dashboard. Failed sign-ins are logged (without \
             the secret) and limited per client address (429 with Retry-After once spent).
 
@@ -39,6 +43,13 @@ struct DashboardCommand: AsyncParsableCommand {
 
     @Option(help: "Seconds a client address waits for each further failed sign-in once its burst is spent.")
     var signInInterval = 60.0
+
+    @Flag(
+        help: ArgumentHelp(
+            "Mark the sign-in cookie Secure, so browsers send it over HTTPS only.",
+            discussion: "For a dashboard behind a proxy that terminates TLS. Without HTTPS in front, browsers "
+                + "(but for http://localhost) then never send the cookie back and the form cannot sign in."))
+    var cookieSecure = false
 
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var read: ReadOptions
@@ -77,11 +88,13 @@ struct DashboardCommand: AsyncParsableCommand {
         settings.readConnections = read.connections
         settings.signInBurst = signInBurst
         settings.signInInterval = signInInterval
+        settings.cookieSecure = cookieSecure
         settings.stopsOnTerminationSignals = true
         let host = host
         let service = DashboardService.make(settings: settings) { port in
             console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
-            console.status("dashboard on port \(port): GET /, /flows/ID, /experiments/KEY (sign in at /login)")
+            console.status(
+                "dashboard on port \(port): GET /, /flows/ID, /discovery, /experiments/KEY (sign in at /login)")
         }
         try await service.run()
         console.status("dashboard stopped")

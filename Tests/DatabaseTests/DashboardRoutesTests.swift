@@ -41,9 +41,10 @@ import Testing
             #expect(home["as_of"] as? String == "2026-02-02T00:00:00Z")
             #expect((home["newest_event"] as? String)?.hasPrefix("2026-0") == true)
             let flows = try #require(home["flows"] as? [[String: Any]])
-            #expect(flows.compactMap { $0["id"] as? String } == ["health-study"])
-            let last30 = try #require(flows.first?["last_30_days"] as? [String: Any])
-            let last7 = try #require(flows.first?["last_7_days"] as? [String: Any])
+            #expect(flows.compactMap { $0["id"] as? String } == ["health-study", "spotlight-share"])
+            let healthStudy = flows.first { $0["id"] as? String == "health-study" }
+            let last30 = try #require(healthStudy?["last_30_days"] as? [String: Any])
+            let last7 = try #require(healthStudy?["last_7_days"] as? [String: Any])
             let started30 = try #require(last30["started"] as? Int)
             let started7 = try #require(last7["started"] as? Int)
             // 30 days reach back before the data began: every session; 7 days only the last week's.
@@ -169,6 +170,7 @@ import Testing
                 let setCookie = try #require(response.headers[.setCookie])
                 #expect(setCookie.contains("HttpOnly") && setCookie.contains("SameSite=Strict"))
                 #expect(setCookie.contains("Path=/"))
+                #expect(!setCookie.contains("Secure"))  // only with --cookie-secure
                 cookie = String(setCookie.prefix { $0 != ";" })
             }
             #expect(cookie.hasPrefix("\(Dashboard.cookieName)=") && cookie.count > 40)

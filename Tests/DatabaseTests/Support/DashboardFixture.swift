@@ -11,9 +11,9 @@ import Testing
 @testable import OnboardMetricsSDK
 @testable import OnboardMetricsStore
 
-/// One database for the dashboard's tests, seeded once: 400 generated health-study sessions
-/// (2026-01-05 to 2026-02-02, the flow stored by `funnel generate --database`), the stored
-/// experiment consent-copy, a viewer and an app key.
+/// One database for the dashboard's tests, seeded once: 400 generated health-study sessions and
+/// 150 spotlight-share ones with highlights (2026-01-05 to 2026-02-02, the flows stored by `funnel
+/// generate --database`), the stored experiment consent-copy, a viewer and an app key.
 enum DashboardFixture {
     struct Seeded: Sendable {
         var configuration: PostgresConfiguration
@@ -36,6 +36,14 @@ enum DashboardFixture {
             "1", "--database-url", url, "--quiet",
         ])
         guard run.status == 0 else { throw FunnelProcess.Failed(description: "funnel generate: \(run.errors)") }
+        // A second flow whose highlights the discovery pages count.
+        let spotlight = try await FunnelProcess.run([
+            "generate", "--scenario", "spotlight", "--sessions", "150", "--seed", "36", "--database", "--workers", "1",
+            "--database-url", url, "--quiet",
+        ])
+        guard spotlight.status == 0 else {
+            throw FunnelProcess.Failed(description: "funnel generate: \(spotlight.errors)")
+        }
         let experiment = try ExperimentDefinition(key: "consent-copy", variants: ["control", "short-copy"])
         let (viewer, key) = try await TestDatabase.withConnection(configuration) { connection in
             try ExperimentStore().save(experiment, on: connection)
@@ -50,14 +58,14 @@ enum DashboardFixture {
     /// The dashboard's router over `configuration`, as `funnel dashboard` wires it, at ``now``.
     static func application(
         _ configuration: PostgresConfiguration, limiter: SignInLimiter = SignInLimiter(),
-        viewers settings: ViewerAuthenticator.Settings = .init()
+        viewers settings: ViewerAuthenticator.Settings = .init(), cookieSecure: Bool = false
     ) -> some ApplicationProtocol {
         var logger = Logger(label: "test.dashboard")
         logger.logLevel = .critical
         let dashboard = Dashboard(
             data: DashboardData(database: configuration),
             viewers: ViewerAuthenticator(database: configuration, settings: settings), limiter: limiter,
-            logger: logger, clock: { now })
+            logger: logger, clock: { now }, cookieSecure: cookieSecure)
         return Application(router: DashboardRouter.make(dashboard))
     }
 
