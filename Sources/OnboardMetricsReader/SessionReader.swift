@@ -27,8 +27,9 @@ public struct SessionReader: Sendable {
     /// share of one server's for a parallel read); `nil` reads every session.
     public var buckets: [Int]?
     /// When set, these tables are read instead of `events`: the shard tables of `events` on one
-    /// Citus worker (``CitusPlacements``), each holding whole sessions.
-    public var tables: [String]?
+    /// Citus worker (``CitusPlacements``), each holding whole sessions. Quoted SQL identifiers the
+    /// tool made from catalog names, never user text (they go into the statement as they are).
+    package var tables: [String]?
     /// Who is one person (``PersonLinks``, resolved): a session's user is its person's id.
     public var people: PersonLinks?
     /// When set, only the cohort's sessions (unit session) or people's sessions (unit user: with

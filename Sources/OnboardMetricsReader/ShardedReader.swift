@@ -17,14 +17,14 @@ public struct ShardedReader: Sendable {
         public var configuration: PostgresConfiguration
         /// The buckets read there; `nil` for all (a single server read on one connection).
         public var buckets: [Int]?
-        /// The tables read there instead of `events` (a Citus worker's shard tables); `nil` for `events`.
-        public var tables: [String]?
+        /// The tables read there instead of `events` (a Citus worker's shard tables, quoted);
+        /// `nil` for `events`.
+        package var tables: [String]?
 
         /// A source.
-        public init(configuration: PostgresConfiguration, buckets: [Int]?, tables: [String]? = nil) {
+        public init(configuration: PostgresConfiguration, buckets: [Int]?) {
             self.configuration = configuration
             self.buckets = buckets
-            self.tables = tables
         }
     }
 
@@ -73,8 +73,9 @@ public struct ShardedReader: Sendable {
         for worker in placements.workers {
             let tables = worker.tables.map { PostgresConnection.quotedIdentifier($0) }
             for part in Self.split(tables, into: max(1, connectionsPerWorker)) {
-                sources.append(
-                    Source(configuration: worker.configuration(from: coordinator), buckets: nil, tables: part))
+                var source = Source(configuration: worker.configuration(from: coordinator), buckets: nil)
+                source.tables = part
+                sources.append(source)
             }
         }
         self.init(reader: reader, sources: sources)
