@@ -243,7 +243,9 @@ for mode in coordinator workers; do
         "${extra[@]}" --format json --quiet --database-url "$coordinator" >"$work/partial.json" 2>"$work/partial.err" &
     report_pid=$!
     sleep 0.3
-    as_postgres "$bin/pg_ctl" -D "$work/worker2" -m immediate stop >/dev/null
+    # Immediate: the worker's backends die at once, as in a crash. Waited for generously: on a
+    # loaded machine pg_ctl's default minute was seen to run out.
+    as_postgres "$bin/pg_ctl" -D "$work/worker2" -m immediate -t 600 stop >/dev/null
     status=0
     wait "$report_pid" || status=$?
     as_postgres "$bin/pg_ctl" -D "$work/worker2" -l "$work/worker2.log" -w start >/dev/null
