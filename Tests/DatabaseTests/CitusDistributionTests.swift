@@ -38,7 +38,12 @@ import Testing
         defer { try? FileManager.default.removeItem(at: folder) }
         _ = try await FunnelProcess.generateAndIngest("health-study", sessions: 200, seed: 5, into: folder, url: url)
         let flow = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json").path
-        let arguments = ["report", "--flow", flow, "--format", "json", "--quiet", "--database-url", url]
+        // A fixed end: without one the report ends at the moment it runs.
+        let arguments = [
+            "report", "--flow", flow, "--until", "2100-01-01T00:00:00Z", "--format", "json", "--quiet",
+            "--database-url",
+            url,
+        ]
         let plain = try await FunnelProcess.run(arguments)
         let asked = try await FunnelProcess.run(arguments + ["--citus-workers"])
         #expect(plain.status == 0 && asked.status == 0, "\(plain.errors) \(asked.errors)")
