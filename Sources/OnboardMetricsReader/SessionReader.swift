@@ -7,8 +7,9 @@ import OnboardMetricsStore
 /// events in event-id order (UUIDv7, so the client's time order), grouped into complete sessions
 /// by a ``SessionGrouper``. Memory is bounded by the sessions open at once, not by the events read.
 ///
-/// Time bounds travel as parameters: `COPY` takes none, so they are set as session settings with
-/// a parameterized `set_config` and read back inside the statement.
+/// `COPY` takes no parameters, so bounds are written into the statement as literals made only
+/// from typed values (a UUIDv7 floor, bucket numbers; ``SessionReader/boundLiteral(_:)``): no
+/// session settings or custom functions, which a Citus coordinator's workers would not see.
 public struct SessionReader: Sendable {
     /// Events created at or after this instant (by event id); `nil` for no lower bound.
     public var since: Date?
@@ -25,6 +26,10 @@ public struct SessionReader: Sendable {
     /// When set, only sessions of these ``SessionBucket``s are read (a shard's own buckets, or a
     /// share of one server's for a parallel read); `nil` reads every session.
     public var buckets: [Int]?
+    /// When set, these tables are read instead of `events`: the shard tables of `events` on one
+    /// Citus worker (``CitusPlacements``), each holding whole sessions. Quoted SQL identifiers the
+    /// tool made from catalog names, never user text (they go into the statement as they are).
+    package var tables: [String]?
     /// Who is one person (``PersonLinks``, resolved): a session's user is its person's id.
     public var people: PersonLinks?
     /// When set, only the cohort's sessions (unit session) or people's sessions (unit user: with
@@ -55,23 +60,12 @@ public struct SessionReader: Sendable {
     /// The statement the reader runs (also what the benchmark compares against).
     public var copyStatement: String {
         var conditions: [String] = []
-        if since != nil {
-            conditions.append(
-                "event_id >= onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.since')::timestamptz)")
-        }
-        if until != nil {
-            conditions.append(
-                "event_id < onboardmetrics_uuidv7_floor(current_setting('onboardmetrics.until')::timestamptz)")
-        }
-        if buckets != nil {
-            conditions.append(
-                "onboardmetrics_bucket(session_id) = ANY (string_to_array(current_setting('onboardmetrics.buckets'), ',')::integer[])"
-            )
-        }
+        if let since { conditions.append("event_id >= \(Self.boundLiteral(since))") }
+        if let until { conditions.append("event_id < \(Self.boundLiteral(until))") }
+        if let buckets { conditions.append(Self.bucketCondition(buckets)) }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        return """
-            COPY (SELECT \(Self.columns) FROM events\(filter) ORDER BY event_id) TO STDOUT (FORMAT binary)
-            """
+        let selects = (tables ?? ["events"]).map { "SELECT \(Self.columns) FROM \($0)\(filter)" }
+        return "COPY (\(selects.joined(separator: " UNION ALL ")) ORDER BY event_id) TO STDOUT (FORMAT binary)"
     }
 
     /// The columns replay reads; properties only where they are not empty.
@@ -89,22 +83,6 @@ public struct SessionReader: Sendable {
     public func read(
         on connection: PostgresConnection, progress: (Int) -> Void = { _ in }, _ body: (RecordedSession) throws -> Void
     ) throws -> Statistics {
-        var settings: [PostgresValue] = []
-        var assignments: [String] = []
-        if let since {
-            settings.append(.text(ISO8601DateFormatter().string(from: since)))
-            assignments.append("set_config('onboardmetrics.since', $\(settings.count), false)")
-        }
-        if let until {
-            settings.append(.text(ISO8601DateFormatter().string(from: until)))
-            assignments.append("set_config('onboardmetrics.until', $\(settings.count), false)")
-        }
-        if let buckets {
-            settings.append(.text(buckets.map(String.init).joined(separator: ",")))
-            assignments.append("set_config('onboardmetrics.buckets', $\(settings.count), false)")
-        }
-        if !assignments.isEmpty { try connection.query("SELECT " + assignments.joined(separator: ", "), settings) }
-
         var grouper = SessionGrouper(
             closeAfter: DurationText.microseconds(closeAfter),
             closeFinishedAfter: closeFinishedAfter.map { DurationText.microseconds($0) })

@@ -22,11 +22,19 @@ extension ShardedReader {
     /// the dashboard both read through.
     /// With `cohort`, only the sessions of that saved cohort (of its people, for a cohort of users:
     /// identity links are then merged whatever `people` says, since its members are people).
+    /// With `citusWorkers`, a Citus coordinator's events are read from its workers directly
+    /// (``CitusPlacements``), `connections` per worker; elsewhere it changes nothing.
     /// - Throws: `PostgresError`; ``CohortError`` `.unknown` for a cohort that does not exist.
     public static func deployment(
         configuration: PostgresConfiguration, reader: SessionReader, connections: Int, people: Bool = false,
-        cohort cohortName: String? = nil
+        cohort cohortName: String? = nil, citusWorkers: Bool = false
     ) async throws -> Deployment {
+        let placements = try await BlockingIO.run { () -> CitusPlacements? in
+            guard citusWorkers else { return nil }
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            return try CitusPlacements.load(on: connection).flatMap { $0.workers.isEmpty ? nil : $0 }
+        }
         let (topology, estimate, links, cohort) = try await BlockingIO.run {
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
@@ -54,8 +62,13 @@ extension ShardedReader {
         resolved?.resolve()
         if let resolved { reader.people = resolved }
         reader.cohort = cohort
-        let sharded = ShardedReader(
-            reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
+        let sharded =
+            placements.map {
+                ShardedReader(
+                    reader: reader, placements: $0, coordinator: configuration, connectionsPerWorker: connections)
+            }
+            ?? ShardedReader(
+                reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: connections)
         return Deployment(reader: sharded, estimatedEvents: estimate, people: resolved, cohort: cohort)
     }
 }

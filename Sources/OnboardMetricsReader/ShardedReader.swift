@@ -17,6 +17,9 @@ public struct ShardedReader: Sendable {
         public var configuration: PostgresConfiguration
         /// The buckets read there; `nil` for all (a single server read on one connection).
         public var buckets: [Int]?
+        /// The tables read there instead of `events` (a Citus worker's shard tables, quoted);
+        /// `nil` for `events`.
+        package var tables: [String]?
 
         /// A source.
         public init(configuration: PostgresConfiguration, buckets: [Int]?) {
@@ -60,11 +63,29 @@ public struct ShardedReader: Sendable {
         self.init(reader: reader, sources: sources)
     }
 
+    /// A reader of a Citus cluster's workers: each worker's shard tables of `events` on
+    /// `connectionsPerWorker` connections of their own, straight from the worker.
+    public init(
+        reader: SessionReader, placements: CitusPlacements, coordinator: PostgresConfiguration,
+        connectionsPerWorker: Int = 1
+    ) {
+        var sources: [Source] = []
+        for worker in placements.workers {
+            let tables = worker.tables.map { PostgresConnection.quotedIdentifier($0) }
+            for part in Self.split(tables, into: max(1, connectionsPerWorker)) {
+                var source = Source(configuration: worker.configuration(from: coordinator), buckets: nil)
+                source.tables = part
+                sources.append(source)
+            }
+        }
+        self.init(reader: reader, sources: sources)
+    }
+
     /// `buckets` in `parts` round-robin shares (fewer when there are fewer buckets).
-    static func split(_ buckets: [Int], into parts: Int) -> [[Int]] {
+    static func split<Element>(_ buckets: [Element], into parts: Int) -> [[Element]] {
         let count = min(parts, buckets.count)
         guard count > 1 else { return [buckets] }
-        var shares = Array(repeating: [Int](), count: count)
+        var shares = Array(repeating: [Element](), count: count)
         for (offset, bucket) in buckets.enumerated() { shares[offset % count].append(bucket) }
         return shares
     }
@@ -90,6 +111,7 @@ public struct ShardedReader: Sendable {
                         var consumer = try make()
                         var sourceReader = reader
                         sourceReader.buckets = source.buckets
+                        sourceReader.tables = source.tables
                         let connection = try PostgresConnection(configuration: source.configuration)
                         defer { connection.close() }
                         try sourceReader.read(on: connection) { read in

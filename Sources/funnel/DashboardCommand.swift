@@ -63,6 +63,10 @@ struct DashboardCommand: AsyncParsableCommand {
         guard signInInterval > 0, signInInterval <= 86_400 else {
             throw ValidationError("--sign-in-interval must be between 0 and 86400 seconds (not 0)")
         }
+        // The dashboard reads through the coordinator (issue 35 left its reads as they were).
+        guard !read.citusWorkers else {
+            throw ValidationError("--citus-workers is for reports; the dashboard reads through the coordinator")
+        }
     }
 
     func run() async throws {

@@ -10,7 +10,10 @@ struct MigrateCommand: AsyncParsableCommand {
             Each migration runs once, in its own transaction, and is recorded with a checksum. \
             Concurrent runs are safe (an advisory lock serializes them). A migration whose file \
             changed after it was applied is refused. With --status, lists applied and pending \
-            migrations without applying anything.
+            migrations without applying anything. On a Citus coordinator (the citus extension \
+            installed, workers added), it then distributes events and sessions by session_id \
+            (colocated, 64 shards) and makes the small tables reference tables; a second run \
+            changes nothing.
             """)
 
     @Flag(help: "List applied and pending migrations; apply nothing.")
@@ -55,10 +58,26 @@ struct MigrateCommand: AsyncParsableCommand {
             }
             return results.map { ($0.0, $0.1.count) }
         }
+        // On a Citus coordinator the events are spread by Citus itself (docs/SCALING.md).
+        let citus = try await BlockingIO.run { () -> CitusDistribution.Summary? in
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            let distribution = CitusDistribution()
+            guard try distribution.isCitus(on: connection) else { return nil }
+            return try distribution.distribute(on: connection)
+        }
+        if let citus {
+            console.status(
+                citus.isEmpty
+                    ? "citus: already distributed"
+                    : "citus: distributed \((citus.distributed + citus.reference + citus.functions).joined(separator: ", "))"
+            )
+        }
         for (shard, count) in shardResults {
             console.status("shard \(shard): applied \(count) migration\(count == 1 ? "" : "s")")
         }
-        let summary = MigrationSummary(applied: applied.map(\.fileName), total: migrator.migrations.count)
+        let summary = MigrationSummary(
+            applied: applied.map(\.fileName), total: migrator.migrations.count, citus: citus)
         switch output.format {
         case .json: try console.printJSON(summary)
         default:
@@ -97,6 +116,8 @@ private struct MigrationRow: Encodable {
 private struct MigrationSummary: Encodable {
     let applied: [String]
     let total: Int
+    /// Only on a Citus coordinator (absent from the JSON elsewhere).
+    let citus: CitusDistribution.Summary?
 }
 
 /// The migrations a command applies: the folder given (or ONBOARDMETRICS_MIGRATIONS), else the

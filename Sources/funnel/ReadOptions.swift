@@ -19,6 +19,16 @@ struct ReadOptions: ParsableArguments {
                 + "identify or alias are one person)."))
     var cohort: String?
 
+    @Flag(
+        help: ArgumentHelp(
+            "On a Citus coordinator, read the events from the workers directly, in parallel.",
+            discussion: "The coordinator's placements say which worker holds which shard of events; each "
+                + "worker is read on --read-connections connections of its own (same user, password and "
+                + "database as the coordinator's URL, at the host and port the coordinator knows it by) "
+                + "and the partial reports are merged, instead of the coordinator gathering and sorting "
+                + "every row. Without Citus it changes nothing."))
+    var citusWorkers = false
+
     func validate() throws {
         guard (1...64).contains(connections) else { throw ValidationError("--read-connections must be 1...64") }
     }

@@ -56,7 +56,7 @@ extension ReplayProgress {
     ) async throws -> T {
         let deployment = try await ShardedReader.deployment(
             configuration: configuration, reader: reader, connections: read.connections, people: people,
-            cohort: read.cohort)
+            cohort: read.cohort, citusWorkers: read.citusWorkers)
         if let cohort = deployment.cohort {
             Console(quiet: quiet).status(
                 "cohort \(cohort.name): \(cohort.members.count) \(cohort.unit.rawValue)s"

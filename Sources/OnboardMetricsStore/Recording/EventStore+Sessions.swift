@@ -28,7 +28,7 @@ extension EventStore {
             do {
                 try copySessions(starts, of: events, into: "sessions", on: connection, receivedAt: receivedAt)
                 return
-            } catch let error as PostgresError where error.sqlState == "23505" {
+            } catch let error as PostgresError where error.mayBeUniqueViolation {
                 try connection.query("ROLLBACK TO SAVEPOINT onboardmetrics_sessions")
             }
         }

@@ -125,7 +125,7 @@ public struct EventStore: Sendable {
                     starts, of: events, into: "sessions", on: connection, receivedAt: receivedAt, commit: true)
             }
             return inserted
-        } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
+        } catch let error as PostgresError where error.mayBeUniqueViolation || error.sqlState == "40P01" {
             return nil
         }
     }
@@ -154,7 +154,7 @@ public struct EventStore: Sendable {
                         starts, of: events, on: connection, receivedAt: receivedAt, straight: stored.isEmpty)
                     return inserted
                 }
-            } catch let error as PostgresError where error.sqlState == "23505" || error.sqlState == "40P01" {
+            } catch let error as PostgresError where error.mayBeUniqueViolation || error.sqlState == "40P01" {
                 continue
             } catch let error as PostgresError where error.sqlState == "42501" {
                 hints.probeRefused = true

@@ -23,6 +23,8 @@ public struct ShardingError: Error, Sendable, CustomStringConvertible {
         public static let copyNotVerified = Code("copyNotVerified")
         /// A bucket number outside `0..<64`, or a bucket that no shard holds.
         public static let badBucket = Code("badBucket")
+        /// A Citus shard of `events` has no active primary placement, or an unexpected name.
+        public static let citusPlacement = Code("citusPlacement")
     }
 
     /// What kind of failure this is.

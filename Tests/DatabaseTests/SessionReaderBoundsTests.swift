@@ -1,0 +1,68 @@
+import Foundation
+import OnboardMetrics
+import Testing
+
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsReader
+
+/// Issue 35: the reader's bounds are literals made from typed values, so its statement runs where
+/// the tool's settings and functions do not exist (a Citus worker). The literals must select what
+/// the schema's functions select: checked against `onboardmetrics_uuidv7_floor` and
+/// `onboardmetrics_bucket` as the server computes them from the ISO text the reader used to send.
+@Suite struct SessionReaderBoundsTests {
+    static let dates: [Date] = [
+        Date(timeIntervalSince1970: 0),
+        Date(timeIntervalSince1970: 1_767_225_600),  // 2026-01-01T00:00:00Z
+        Date(timeIntervalSince1970: 1_767_225_600.999),  // a fraction of a second: whole seconds are sent
+        Date(timeIntervalSince1970: 1_785_000_123.5),
+        Date(timeIntervalSince1970: 4_102_444_800),  // 2100-01-01
+        Date(timeIntervalSince1970: 253_402_300_799),  // 9999-12-31T23:59:59Z
+    ]
+
+    @Test func aBoundLiteralIsTheSchemasUUIDv7Floor() async throws {
+        let configuration = try await TestDatabase.migrated("reader_bounds")
+        try await TestDatabase.withConnection(configuration) { connection in
+            for date in Self.dates {
+                let literal = SessionReader.boundLiteral(date)
+                let row = try connection.query(
+                    "SELECT (\(literal))::text AS ours, onboardmetrics_uuidv7_floor($1::timestamptz)::text AS schema",
+                    [.text(ISO8601DateFormatter().string(from: date))]
+                ).first
+                #expect(row?["ours"].string == row?["schema"].string, "\(date)")
+                #expect(row?["ours"].string != nil)
+            }
+        }
+    }
+
+    @Test func theBucketConditionIsTheSchemasBucketFunction() async throws {
+        let configuration = try await TestDatabase.migrated("reader_buckets")
+        try await TestDatabase.withConnection(configuration) { connection in
+            let condition = SessionReader.bucketCondition([0, 7, 31, 63])
+            let row = try connection.query(
+                """
+                SELECT count(*) FILTER (WHERE (\(condition)) <> (onboardmetrics_bucket(session_id) IN (0, 7, 31, 63))) AS differ,
+                       count(*) FILTER (WHERE \(condition)) AS chosen
+                FROM (SELECT gen_random_uuid() AS session_id FROM generate_series(1, 5000)) AS ids
+                """
+            ).first
+            #expect(row?["differ"].int == 0)
+            // 4 of 64 buckets: about 312 of 5,000; far from none and from all.
+            #expect((150...500).contains(row?["chosen"].int ?? -1))
+            let none = try connection.query(
+                "SELECT count(*) AS n FROM (SELECT gen_random_uuid() AS session_id) AS ids WHERE \(SessionReader.bucketCondition([]))"
+            ).first
+            #expect(none?["n"].int == 0)
+        }
+    }
+
+    @Test func theStatementNeedsNoSettingOrFunctionOfTheTool() {
+        var reader = SessionReader(since: Self.dates[1], until: Self.dates[4])
+        reader.buckets = [1, 2]
+        let statement = reader.copyStatement
+        #expect(!statement.contains("current_setting") && !statement.contains("onboardmetrics_"))
+        #expect(statement.contains("event_id >= '019b76da-a800-0000-0000-000000000000'::uuid"))
+        reader.tables = ["\"events_102008\"", "\"events_102010\""]
+        #expect(reader.copyStatement.components(separatedBy: " UNION ALL ").count == 2)
+        #expect(reader.copyStatement.hasSuffix("ORDER BY event_id) TO STDOUT (FORMAT binary)"))
+    }
+}

@@ -1,0 +1,256 @@
+#!/usr/bin/env bash
+# Checks funnel on a real Citus cluster: builds Citus from a checkout against the local
+# PostgreSQL 15, starts a coordinator and two workers on loopback (plus one plain server to
+# compare with) in a temporary folder, and checks that
+#
+#   - `funnel migrate` distributes events and sessions and runs twice without change;
+#   - `funnel ingest` of generated events lands every event once;
+#   - `funnel serve` records a batch once (posted twice);
+#   - every report (with --since/--until, breakdowns, --per user) gives JSON byte-identical to the
+#     plain server's on the same events, through the coordinator and read from the workers;
+#   - a worker stopped mid-report gives a clear error, exit 69, and no report.
+#
+#   bash scripts/check-citus.sh CITUS_SOURCE_DIR     (a citusdata/citus checkout, tag v13.2.x)
+#
+# Not part of .ci/run: Citus is in neither Debian's packages nor PyPI. Needs root (it installs
+# postgresql-server-dev-15 if missing and runs the servers as the postgres user); Citus itself
+# goes into a private copy of PostgreSQL (scripts/citus-build.sh), kept in
+# ${CITUS_PREFIX:-/tmp/onboardmetrics-citus-prefix} so a second run does not rebuild it.
+# Environment: SESSIONS (default 3000) sessions per generated scenario.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+src="${1:?usage: scripts/check-citus.sh CITUS_SOURCE_DIR}"
+src="$(cd "$src" && pwd)"
+prefix="${CITUS_PREFIX:-/tmp/onboardmetrics-citus-prefix}"
+sessions="${SESSIONS:-3000}"
+
+step() { printf '== %s\n' "$*"; }
+fail() {
+    printf 'FAIL: %s\n' "$*"
+    exit 1
+}
+
+if [ ! -x /usr/lib/postgresql/15/bin/pg_config ] || [ ! -f /usr/include/krb5.h ]; then
+    step "installing postgresql-server-dev-15 and headers"
+    apt-get install -y postgresql-server-dev-15 libkrb5-dev liblz4-dev libzstd-dev libcurl4-openssl-dev >/dev/null
+fi
+step "building Citus $(git -C "$src" describe --tags 2>/dev/null || echo '(no tag)') into $prefix"
+bash scripts/citus-build.sh "$src" "$prefix"
+bin="$prefix/usr/lib/postgresql/15/bin"
+
+swift build --product funnel >"${TMPDIR:-/tmp}/check-citus-build.log" 2>&1 || { tail -30 "${TMPDIR:-/tmp}/check-citus-build.log"; exit 1; }
+funnel="$(swift build --show-bin-path)/funnel"
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-citus.XXXXXX")"
+chmod 755 "$work"
+chown postgres "$work"
+as_postgres() { runuser -u postgres -- "$@"; }
+nodes=(coordinator worker1 worker2 plain)
+base=$((20000 + RANDOM % 20000))
+port() { case "$1" in coordinator) echo $base ;; worker1) echo $((base + 1)) ;; worker2) echo $((base + 2)) ;; plain) echo $((base + 3)) ;; esac; }
+url() { echo "postgres://postgres@127.0.0.1:$(port "$1")/onboardmetrics?sslmode=disable"; }
+cleanup() {
+    for node in "${nodes[@]}"; do
+        [ -f "$work/$node/postmaster.pid" ] && as_postgres "$bin/pg_ctl" -D "$work/$node" -m immediate stop >/dev/null 2>&1
+    done
+    [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null
+    rm -rf "$work"
+}
+trap cleanup EXIT INT TERM
+
+step "starting a coordinator, two workers and a plain server on 127.0.0.1:$base-$((base + 3))"
+for node in "${nodes[@]}"; do
+    as_postgres "$bin/initdb" -D "$work/$node" -U postgres --auth=trust >/dev/null
+    preload="citus"
+    [ "$node" = plain ] && preload=""
+    cat >>"$work/$node/postgresql.conf" <<EOF
+port = $(port "$node")
+listen_addresses = '127.0.0.1'
+unix_socket_directories = '$work'
+shared_preload_libraries = '$preload'
+max_connections = 200
+fsync = off
+synchronous_commit = off
+EOF
+    as_postgres "$bin/pg_ctl" -D "$work/$node" -l "$work/$node.log" -w start >/dev/null
+    as_postgres "$bin/psql" -qAt -h "$work" -p "$(port "$node")" -d postgres -c "CREATE DATABASE onboardmetrics" >/dev/null
+done
+psql_on() {
+    local node="$1"
+    shift
+    as_postgres "$bin/psql" -qAt -v ON_ERROR_STOP=1 -h "$work" -p "$(port "$node")" -d onboardmetrics "$@"
+}
+for node in coordinator worker1 worker2; do psql_on "$node" -c "CREATE EXTENSION citus" >/dev/null; done
+psql_on coordinator -c "SELECT citus_set_coordinator_host('127.0.0.1', $(port coordinator))" >/dev/null
+psql_on coordinator -c "SELECT citus_add_node('127.0.0.1', $(port worker1))" >/dev/null
+psql_on coordinator -c "SELECT citus_add_node('127.0.0.1', $(port worker2))" >/dev/null
+echo "citus $(psql_on coordinator -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'"), workers: $(psql_on coordinator -c "SELECT string_agg(nodename || ':' || nodeport, ' ') FROM pg_dist_node WHERE noderole = 'primary' AND shouldhaveshards AND groupid > 0")"
+
+coordinator="$(url coordinator)"
+plain="$(url plain)"
+
+step "funnel migrate, twice"
+"$funnel" migrate --database-url "$coordinator" --format json --quiet >"$work/migrate1.json"
+"$funnel" migrate --database-url "$coordinator" --format json --quiet >"$work/migrate2.json"
+"$funnel" migrate --database-url "$plain" --format json --quiet >"$work/migrate-plain.json"
+python3 -c 'import json,sys; [print(" ", f, json.dumps(json.load(open(f)).get("citus"), separators=(",", ":"))) for f in sys.argv[1:]]' "$work/migrate1.json" "$work/migrate2.json" "$work/migrate-plain.json" | sed "s|$work/||"
+grep -q '"citus"' "$work/migrate-plain.json" && fail "plain PostgreSQL got a Citus summary"
+json_field() { python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1]))["citus"][sys.argv[2]], separators=(",", ":")))' "$@"; }
+[ "$(json_field "$work/migrate1.json" distributed)" = '["sessions","events"]' ] || fail "first migrate did not distribute"
+for field in distributed reference functions; do
+    [ "$(json_field "$work/migrate2.json" $field)" = '[]' ] || fail "second migrate changed $field"
+done
+layout="$(psql_on coordinator -c "SELECT logicalrelid::regclass::text || ':' || partmethod::text || ':' || colocationid FROM pg_dist_partition WHERE logicalrelid IN ('events'::regclass, 'sessions'::regclass, 'flows'::regclass) ORDER BY 1")"
+echo "$layout"
+shards="$(psql_on coordinator -c "SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = 'events'::regclass")"
+[ "$shards" = 64 ] || fail "events has $shards shards, not 64"
+[ "$(echo "$layout" | awk -F: '$2 == "h" { print $3 }' | sort -u | wc -l)" = 1 ] || fail "events and sessions are not colocated"
+
+step "a month's partition created on the distributed events (rows waiting in the default partition move)"
+psql_on coordinator -c "INSERT INTO events (event_id, session_id, seq, kind, occurred_at) SELECT onboardmetrics_uuidv7_floor(date_trunc('month', now()) + interval '30 months' + i * interval '1 minute'), gen_random_uuid(), 0, 'custom', now() FROM generate_series(1, 50) i"
+psql_on coordinator -c "SET client_min_messages = warning" -c "SELECT onboardmetrics_ensure_partitions(date_trunc('month', now()) + interval '30 months', date_trunc('month', now()) + interval '30 months')" >/dev/null
+part="events_$(psql_on coordinator -c "SELECT to_char(now() + interval '30 months', 'YYYY_MM')")"
+moved="$(psql_on coordinator -c "SELECT count(*) FROM $part")"
+left="$(psql_on coordinator -c "SELECT count(*) FROM events_default")"
+method="$(psql_on coordinator -c "SELECT partmethod::text || ' ' || (SELECT count(*) FROM pg_dist_shard WHERE logicalrelid = '$part'::regclass) FROM pg_dist_partition WHERE logicalrelid = '$part'::regclass")"
+echo "  $part: $moved rows moved, $left left in events_default, distributed: $method shards"
+[ "$moved" = 50 ] && [ "$left" = 0 ] && [ "$method" = "h 64" ] || fail "partition creation on Citus"
+psql_on coordinator -c "DELETE FROM events WHERE event_id >= onboardmetrics_uuidv7_floor(date_trunc('month', now()) + interval '30 months')" >/dev/null
+
+step "funnel generate + ingest ($sessions sessions per scenario)"
+files=()
+for spec in health-study:23 spotlight:29; do
+    scenario="${spec%%:*}"
+    "$funnel" generate --scenario "$scenario" --sessions "$sessions" --seed "${spec##*:}" --out "$work/$scenario.jsonl" --workers 1 --quiet
+    files+=("$work/$scenario.jsonl")
+done
+for target in "$coordinator" "$plain"; do
+    printf '  %s: ' "$([ "$target" = "$coordinator" ] && echo "citus coordinator" || echo "one server")"
+    "$funnel" ingest "${files[@]}" --database-url "$target" --quiet
+done
+printf '  citus coordinator, again: '
+# Ingest twice: the second adds nothing (dedupe by (event_id, session_id) on a distributed table).
+"$funnel" ingest "${files[@]}" --database-url "$coordinator" --quiet
+count_plain="$(as_postgres "$bin/psql" -qAt -h "$work" -p "$(port plain)" -d onboardmetrics -c "SELECT count(*) FROM events")"
+count_citus="$(psql_on coordinator -c "SELECT count(*) FROM events")"
+distinct_citus="$(psql_on coordinator -c "SELECT count(DISTINCT event_id) FROM events")"
+per_worker="$(psql_on coordinator -c "SELECT string_agg(nodeport || ': ' || n, ', ') FROM (SELECT nodeport, sum(result::bigint) AS n FROM run_command_on_shards('events', 'SELECT count(*) FROM %s') r JOIN citus_shards s ON s.shardid = r.shardid GROUP BY nodeport ORDER BY nodeport) t")"
+echo "events: plain $count_plain, citus $count_citus ($distinct_citus distinct ids; by worker port $per_worker)"
+[ "$count_plain" = "$count_citus" ] && [ "$count_citus" = "$distinct_citus" ] || fail "event counts differ"
+
+flow=examples/flows/health-study.json
+reports=(
+    "report --flow $flow"
+    "report --flow $flow --per user --by platform"
+    "report --flow $flow --since 2000-01-01T00:00:00Z --until 2100-01-01T00:00:00Z"
+    "report --steps welcome,consent,account --per user"
+    "report --steps welcome,consent --order any"
+    "conformance --flow $flow"
+    "discovery"
+    "discovery --per user"
+    "experiment consent-copy --metric step:consent --metric completion"
+    "experiment consent-copy --metric completion --per user"
+    "trends --flow $flow --interval week"
+    "compare --flow $flow --property platform --a ios --b android"
+    "simulate --flow $flow --baseline $flow --draws 50 --seed 3 --stratify platform"
+    "retention --flow $flow --days 0,1,7"
+    "retention --flow $flow --by variant:consent-copy --per session"
+    "paths --flow $flow --after-drop --step consent --per user"
+    "paths --flow $flow --between welcome,consent"
+    "users --flow $flow --step consent --status dropped --per user"
+    "correlate --flow $flow --step consent --per user"
+)
+# A bounded window inside the generated events: the first and the last week are left out.
+first_day="$(psql_on coordinator -c "SELECT to_char(min(occurred_at) AT TIME ZONE 'UTC' + interval '7 days', 'YYYY-MM-DD\"T\"00:00:00\"Z\"') FROM events")"
+last_day="$(psql_on coordinator -c "SELECT to_char(max(occurred_at) AT TIME ZONE 'UTC' - interval '7 days', 'YYYY-MM-DD\"T\"00:00:00\"Z\"') FROM events")"
+reports+=(
+    "report --flow $flow --since $first_day --until $last_day"
+    "report --flow $flow --since $first_day --until $last_day --per user --by platform"
+    "discovery --since $first_day --until $last_day"
+    "trends --flow $flow --interval week --since $first_day --until $last_day"
+)
+step "${#reports[@]} reports: plain server vs Citus coordinator vs Citus workers read in parallel"
+failed=0
+for report in "${reports[@]}"; do
+    # shellcheck disable=SC2086
+    case "$report" in *--until*) until=() ;; *) until=(--until 2100-01-01T00:00:00Z) ;; esac
+    # shellcheck disable=SC2086
+    "$funnel" $report "${until[@]}" --format json --quiet --database-url "$plain" >"$work/expected.json" 2>"$work/err" ||
+        { echo "  plain failed: $report: $(cat "$work/err")"; failed=1; continue; }
+    for mode in coordinator workers; do
+        extra=()
+        [ "$mode" = workers ] && extra=(--citus-workers)
+        # shellcheck disable=SC2086
+        if ! "$funnel" $report "${until[@]}" "${extra[@]}" --format json --quiet --database-url "$coordinator" >"$work/actual.json" 2>"$work/err"; then
+            echo "  FAIL ($mode): $report: $(head -c 400 "$work/err")"
+            failed=1
+        elif cmp -s "$work/expected.json" "$work/actual.json"; then
+            echo "  same ($mode, $(wc -c <"$work/actual.json") bytes): $report"
+        else
+            echo "  DIFFERENT ($mode): $report"
+            failed=1
+        fi
+    done
+done
+[ "$failed" = 0 ] || fail "a report differs from one server's"
+
+step "report time (report --flow, best of 2): one server, through the coordinator, from the workers"
+timed() {
+    local best=""
+    for _ in 1 2; do
+        local start end
+        start=$(date +%s.%N)
+        "$funnel" report --flow "$flow" --until 2100-01-01T00:00:00Z --format json --quiet "$@" >/dev/null
+        end=$(date +%s.%N)
+        best=$(python3 -c "import sys; t = float(sys.argv[2]) - float(sys.argv[1]); b = sys.argv[3]; print('%.2f' % (t if not b else min(t, float(b))))" "$start" "$end" "$best")
+    done
+    echo "$best"
+}
+echo "  one server: $(timed --database-url "$plain") s; coordinator: $(timed --database-url "$coordinator") s; workers (--citus-workers): $(timed --citus-workers --database-url "$coordinator") s; workers, 2 connections each: $(timed --citus-workers --read-connections 2 --database-url "$coordinator") s ($count_citus events)"
+
+step "funnel serve: a batch posted twice is recorded once"
+key="$("$funnel" keys create check-citus --database-url "$coordinator" --quiet)"
+"$funnel" generate --scenario spotlight --sessions 20 --seed 99 --out "$work/serve.jsonl" --workers 1 --quiet --no-faults
+head -n 500 "$work/serve.jsonl" >"$work/serve-batch.jsonl"
+python3 - "$work/serve-batch.jsonl" "$work/batch.json" <<'PY'
+import datetime, json, sys
+lines = [line.strip() for line in open(sys.argv[1]) if line.strip()]
+sent = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+open(sys.argv[2], "w").write('{"sent_at":"%s","events":[%s]}' % (sent, ",".join(lines)))
+PY
+serve_port=$((base + 10))
+"$funnel" serve --port "$serve_port" --database-url "$coordinator" --spool-dir "$work/spool" --quiet >/dev/null &
+serve_pid=$!
+for _ in $(seq 50); do curl -sf "http://127.0.0.1:$serve_port/healthz" >/dev/null 2>&1 && break; sleep 0.2; done
+for attempt in 1 2; do
+    curl -sf -X POST -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+        --data-binary @"$work/batch.json" "http://127.0.0.1:$serve_port/v1/batch" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("  post '"$attempt"': accepted", r["accepted"], "rejected", r["rejected"])'
+done
+kill "$serve_pid"
+wait "$serve_pid" 2>/dev/null || true
+serve_pid=
+ids="$(python3 -c 'import json,sys; print(",".join(sorted({"\x27%s\x27" % json.loads(l)["event_id"] for l in open(sys.argv[1]) if l.strip()})))' "$work/serve-batch.jsonl")"
+expected_ids="$(echo "$ids" | tr ',' '\n' | wc -l)"
+stored="$(psql_on coordinator -c "SELECT count(*) FROM events WHERE event_id IN ($ids)")"
+echo "  $expected_ids distinct events posted twice, $stored stored"
+[ "$stored" = "$expected_ids" ] || fail "serve stored $stored of $expected_ids events"
+
+step "a worker stopped mid-report"
+for mode in coordinator workers; do
+    extra=()
+    [ "$mode" = workers ] && extra=(--citus-workers)
+    "$funnel" simulate --flow "$flow" --baseline "$flow" --draws 2000 --seed 3 --until 2100-01-01T00:00:00Z \
+        "${extra[@]}" --format json --quiet --database-url "$coordinator" >"$work/partial.json" 2>"$work/partial.err" &
+    report_pid=$!
+    sleep 0.3
+    # Immediate: the worker's backends die at once, as in a crash. Waited for generously: on a
+    # loaded machine pg_ctl's default minute was seen to run out.
+    as_postgres "$bin/pg_ctl" -D "$work/worker2" -m immediate -t 600 stop >/dev/null
+    status=0
+    wait "$report_pid" || status=$?
+    as_postgres "$bin/pg_ctl" -D "$work/worker2" -l "$work/worker2.log" -w start >/dev/null
+    echo "  $mode: exit $status, $(wc -c <"$work/partial.json") bytes on stdout, stderr: $(head -c 300 "$work/partial.err")"
+    [ "$status" = 69 ] || fail "exit $status, not 69"
+    [ -s "$work/partial.json" ] && fail "a partial report was printed"
+done
+step "PASS"
