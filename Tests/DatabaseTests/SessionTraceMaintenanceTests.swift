@@ -40,9 +40,10 @@ import Testing
             _ = try EventStore().write(events, on: connection, receivedAt: Date())
         }
         // COPY FROM into the partitioned parent fired the trigger, once per session.
-        #expect(try await Self.count(configuration, "SELECT count(*) FROM trace_dirty") == sessionCount)
+        #expect(
+            try await Self.count(configuration, "SELECT count(DISTINCT session_id) FROM trace_dirty") == sessionCount)
         let fromTraces = try await Self.sessions(configuration, source: .traces)
-        #expect(try await Self.count(configuration, "SELECT count(*) FROM trace_dirty") == 0)
+        #expect(try await Self.count(configuration, "SELECT count(DISTINCT session_id) FROM trace_dirty") == 0)
         #expect(try await Self.count(configuration, "SELECT count(*) FROM session_traces") == sessionCount)
         #expect(
             try await Self.count(configuration, "SELECT sum(event_count)::integer FROM session_traces") == events.count)
@@ -51,15 +52,40 @@ import Testing
         try await TestDatabase.withConnection(configuration) { connection in
             _ = try EventStore().write(Array(events.prefix(5)), on: connection, receivedAt: Date())
         }
-        #expect(try await Self.count(configuration, "SELECT count(*) FROM trace_dirty") == 0)
+        #expect(try await Self.count(configuration, "SELECT count(DISTINCT session_id) FROM trace_dirty") == 0)
         try await TestDatabase.withConnection(configuration) { connection in
             try connection.query("DELETE FROM events WHERE session_id = $1", [.uuid(events[0].sessionID)])
         }
-        #expect(try await Self.count(configuration, "SELECT count(*) FROM trace_dirty") == 1)
+        #expect(try await Self.count(configuration, "SELECT count(DISTINCT session_id) FROM trace_dirty") == 1)
         let afterDelete = try await Self.sessions(configuration, source: .traces)
         #expect(afterDelete.count == fromTraces.count - 1)
         #expect(afterDelete == (try await Self.sessions(configuration, source: .events)))
         #expect(try await Self.count(configuration, "SELECT count(*) FROM session_traces") == sessionCount - 1)
+    }
+
+    @Test func aCatchUpInSmallBatchesTakesEverySessionOfItsBucketsAndNoOther() async throws {
+        let configuration = try await TestDatabase.migrated("traces_batches")
+        let events = try Self.events(sessions: 60)
+        let ids = Set(events.map(\.sessionID))
+        let expected = ids.filter { SessionBucket.of($0) < 32 }.count
+        let (rebuilt, pendingMine, pending) = try await TestDatabase.withConnection(configuration) { connection in
+            _ = try EventStore().write(events, on: connection, receivedAt: Date())
+            var builder = TraceBuilder()
+            builder.batchSize = 7
+            let rebuilt = try builder.catchUp(on: connection, buckets: Array(0..<32))
+            let mine = try connection.query(
+                "SELECT count(DISTINCT session_id) FROM trace_dirty WHERE onboardmetrics_bucket(session_id) < 32")
+            let all = try connection.query("SELECT count(DISTINCT session_id) FROM trace_dirty")
+            return (rebuilt, mine.first?[0].int, all.first?[0].int)
+        }
+        #expect(expected > 7 && expected < ids.count)
+        #expect(rebuilt == expected)
+        #expect(pendingMine == 0)
+        #expect(pending == ids.count - expected)
+        let result = try await TestDatabase.withConnection(configuration) { try TraceVerifier().verify(on: $0) }
+        #expect(result.isConsistent)
+        #expect(result.sessions == expected)
+        #expect(result.pending == ids.count - expected)
     }
 
     @Test func verifyFindsACorruptedTraceAndRebuildRepairsIt() async throws {

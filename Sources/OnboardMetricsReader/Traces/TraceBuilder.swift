@@ -1,17 +1,17 @@
 import Foundation
 import OnboardMetricsPostgres
+import OnboardMetricsStore
 
 /// Builds `session_traces` from `events`: the catch-up a report runs first (the sessions the
 /// trigger marked dirty, of its buckets), and a rebuild from scratch for `funnel verify --rebuild`.
 ///
-/// Catch-up works in batches of sessions, each one transaction: take a batch out of
-/// `trace_dirty` (`DELETE ... RETURNING`, rows locked so two readers never rebuild one session
-/// at once), replace their traces by ones encoded from their events rows as they are now. A
-/// writer that commits events of a session meanwhile marks it dirty again (its mark waits for
-/// the batch's delete to commit), so no change is lost; the batch stays short so that wait does.
+/// Catch-up works in batches of sessions, each one transaction: take a batch's marks out of
+/// `trace_dirty` (`DELETE ... RETURNING`), replace their traces by ones encoded from their
+/// events rows as they are now (a later statement: it sees at least what the delete saw). A
+/// writer's mark committed after the delete's snapshot is not deleted, so no change is lost;
+/// writers never wait for a catch-up, nor a catch-up for writers.
 package struct TraceBuilder: Sendable {
-    /// Sessions per transaction: bounds the memory of a batch's traces and how long a writer's
-    /// mark may wait on it.
+    /// Sessions per transaction: bounds the memory of a batch's traces.
     package var batchSize = 5_000
 
     package init() {}
@@ -45,10 +45,12 @@ package struct TraceBuilder: Sendable {
     @discardableResult
     package func catchUp(on connection: PostgresConnection, buckets: [Int]?) throws -> Int {
         var total = 0
+        var after: UUID?
         while true {
-            let count = try connection.transaction { try rebuildBatch(on: $0, buckets: buckets) }
+            let (count, last) = try connection.transaction { try rebuildBatch(on: $0, buckets: buckets, after: after) }
             total += count
             if count < batchSize { return total }
+            after = last
         }
     }
 
@@ -58,22 +60,37 @@ package struct TraceBuilder: Sendable {
     package func rebuildAll(on connection: PostgresConnection) throws -> Int {
         try connection.transaction { connection in
             try connection.query("DELETE FROM session_traces")
-            try connection.query(
-                "INSERT INTO trace_dirty (session_id) SELECT DISTINCT session_id FROM events ON CONFLICT DO NOTHING")
+            try connection.query("INSERT INTO trace_dirty (session_id) SELECT DISTINCT session_id FROM events")
         }
         return try catchUp(on: connection, buckets: nil)
     }
 
-    private func rebuildBatch(on connection: PostgresConnection, buckets: [Int]?) throws -> Int {
-        let filter = Self.bucketCondition(buckets).map { " WHERE " + $0 } ?? ""
-        let taken = try connection.query(
+    /// Rebuilds the next batch of dirty sessions after `after` in id order: walking the primary
+    /// key onwards keeps a catch-up of many batches linear when only some buckets are taken.
+    private func rebuildBatch(
+        on connection: PostgresConnection, buckets: [Int]?, after: UUID?
+    ) throws -> (count: Int, last: UUID?) {
+        // Catch-ups of the same buckets take turns (else two could insert one session's trace);
+        // writers take no such lock. Buckets in ascending order: no deadlock between two.
+        let locked = (buckets ?? Array(0..<SessionBucket.count)).sorted().map(String.init).joined(separator: ",")
+        try connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext('onboardmetrics_traces'), bucket) FROM unnest('{\(locked)}'::integer[]) AS bucket"
+        )
+        var conditions = Self.bucketCondition(buckets).map { [$0] } ?? []
+        if after != nil { conditions.append("session_id > $1") }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        // Marks committed after this statement's snapshot stay: their sessions wait for the next catch-up.
+        let marks = try connection.query(
             """
-            DELETE FROM trace_dirty WHERE session_id IN (
-                SELECT session_id FROM trace_dirty\(filter) ORDER BY session_id LIMIT \(batchSize) FOR UPDATE)
-            RETURNING session_id
-            """
+            WITH taken AS (
+                SELECT DISTINCT session_id FROM trace_dirty\(filter) ORDER BY session_id LIMIT \(batchSize))
+            DELETE FROM trace_dirty USING taken WHERE trace_dirty.session_id = taken.session_id
+            RETURNING trace_dirty.session_id
+            """, after.map { [.uuid($0)] } ?? []
         ).compactMap { $0[0].uuid }
-        guard !taken.isEmpty else { return 0 }
+        let taken = Array(Set(marks))
+        guard !taken.isEmpty else { return (0, after) }
+        let last = taken.max { $0.isBefore($1) }
         // uuidString is hex and dashes only: safe inside the literal.
         let ids = "'{" + taken.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
         try connection.query("DELETE FROM session_traces WHERE session_id = ANY (\(ids))")
@@ -81,7 +98,7 @@ package struct TraceBuilder: Sendable {
         try Self.forEachSession(on: connection, where: "session_id = ANY (\(ids))") { sessionID, rows in
             built.append(Built(sessionID: sessionID, rows: rows))
         }
-        guard !built.isEmpty else { return taken.count }
+        guard !built.isEmpty else { return (taken.count, last) }
         try connection.copyIn(
             "COPY session_traces (session_id, first_event_id, last_event_id, event_count, irregular, trace) FROM STDIN (FORMAT binary)"
         ) { writer in
@@ -96,7 +113,7 @@ package struct TraceBuilder: Sendable {
                 try writer.endRow()
             }
         }
-        return taken.count
+        return (taken.count, last)
     }
 
     /// A session's trace and what its row says about it.

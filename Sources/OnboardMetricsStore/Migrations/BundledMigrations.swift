@@ -281,8 +281,9 @@ GRANT SELECT ON cohorts, cohort_members TO onboardmetrics_reader;
 -- Maintenance needs nothing from the writers: a statement-level trigger on events (which fires
 -- for INSERT, COPY FROM, DELETE and UPDATE through the partitioned parent, with the rows each
 -- statement touched in its transition tables) marks the touched sessions dirty. A report first
--- rebuilds the dirty sessions of its buckets (taking them out of trace_dirty in the same
--- transaction, so a writer that commits meanwhile marks them again), then reads the traces.
+-- rebuilds the dirty sessions of its buckets (taking the marks it sees out of trace_dirty in the
+-- transaction that rebuilds them: a writer committing later leaves its mark), then reads the
+-- traces. See docs/TRACES.md.
 CREATE TABLE session_traces (
     session_id     uuid    PRIMARY KEY,
     bucket         integer NOT NULL GENERATED ALWAYS AS (onboardmetrics_bucket(session_id)) STORED,
@@ -297,27 +298,26 @@ CREATE TABLE session_traces (
 );
 CREATE INDEX session_traces_irregular_idx ON session_traces (session_id) WHERE irregular;
 
--- Sessions whose events changed since their trace was built (or that have none yet).
+-- Sessions whose events changed since their trace was built (or that have none yet), once per
+-- statement that touched them. No unique key on purpose: with one, two writers of one session
+-- would wait for each other's commit on it (a recorder batch held up would hold up the next).
 CREATE TABLE trace_dirty (
-    session_id uuid PRIMARY KEY
+    session_id uuid NOT NULL
 );
+CREATE INDEX trace_dirty_session_idx ON trace_dirty (session_id);
 
 -- Marks the sessions a statement touched. SECURITY DEFINER: the writer role needs no grant on
--- trace_dirty. Sessions in id order, so two writers wait for each other's marks in one order
--- (no deadlock).
+-- trace_dirty.
 CREATE FUNCTION onboardmetrics_mark_traces() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
-        INSERT INTO trace_dirty (session_id)
-        SELECT DISTINCT session_id FROM new_events ORDER BY session_id ON CONFLICT DO NOTHING;
+        INSERT INTO trace_dirty (session_id) SELECT DISTINCT session_id FROM new_events;
     ELSIF TG_OP = 'DELETE' THEN
-        INSERT INTO trace_dirty (session_id)
-        SELECT DISTINCT session_id FROM old_events ORDER BY session_id ON CONFLICT DO NOTHING;
+        INSERT INTO trace_dirty (session_id) SELECT DISTINCT session_id FROM old_events;
     ELSE
         INSERT INTO trace_dirty (session_id)
-        SELECT session_id FROM new_events UNION SELECT session_id FROM old_events
-        ORDER BY session_id ON CONFLICT DO NOTHING;
+        SELECT session_id FROM new_events UNION SELECT session_id FROM old_events;
     END IF;
     RETURN NULL;
 END;
