@@ -63,6 +63,41 @@ import Testing
         #expect(try await Self.count(configuration, "SELECT count(*) FROM session_traces") == sessionCount - 1)
     }
 
+    @Test func writersOfOneSessionWaitNeitherForEachOtherNorForACatchUp() async throws {
+        let configuration = try await TestDatabase.migrated("traces_no_wait")
+        let events = try Self.events(sessions: 3)
+        let session = events[0].sessionID
+        let ofSession = events.filter { $0.sessionID == session }
+        #expect(ofSession.count >= 3)
+        try await TestDatabase.withConnection(configuration) { [ofSession] connection in
+            _ = try EventStore().write([ofSession[0]], on: connection, receivedAt: Date())
+            // Another transaction stays open after marking the session (a writer held up), and
+            // another after taking its marks (a catch-up under way).
+            let writer = try PostgresConnection(configuration: configuration)
+            defer { writer.close() }
+            try writer.query("BEGIN")
+            let held = ofSession[1]
+            try writer.query(
+                "INSERT INTO events (event_id, session_id, seq, kind, occurred_at) VALUES ($1, $2, $3, $4, $5)",
+                [
+                    .uuid(held.eventID), .uuid(held.sessionID), .int32(Int32(held.seq)), .text(held.kind.rawValue),
+                    .timestamp(held.occurredAt),
+                ])
+            let catchUp = try PostgresConnection(configuration: configuration)
+            defer { catchUp.close() }
+            try catchUp.query("BEGIN")
+            try catchUp.query("DELETE FROM trace_dirty WHERE session_id = $1", [.uuid(session)])
+            try connection.query("SET lock_timeout = '2s'")
+            _ = try EventStore().write([ofSession[2]], on: connection, receivedAt: Date())
+            try catchUp.query("ROLLBACK")
+            try writer.query("COMMIT")
+        }
+        #expect(
+            try await Self.count(configuration, "SELECT count(*) FROM events WHERE session_id = '\(session)'") == 3)
+        let fromTraces = try await Self.sessions(configuration, source: .traces)
+        #expect(fromTraces == (try await Self.sessions(configuration, source: .events)))
+    }
+
     @Test func aCatchUpInSmallBatchesTakesEverySessionOfItsBucketsAndNoOther() async throws {
         let configuration = try await TestDatabase.migrated("traces_batches")
         let events = try Self.events(sessions: 60)
