@@ -15,7 +15,8 @@ struct VerifyCommand: AsyncParsableCommand {
             byte for byte; `--source events` on any report reads the events instead.
 
             This command checks that contract on the stored data: for every session it encodes the \
-            events rows as they are now and compares the bytes with the stored trace. It lists \
+            events rows as they are now and compares the result with the stored trace (a 64-bit \
+            hash of each, so memory stays small). It lists \
             sessions whose trace differs, sessions with events but no trace, and traces whose \
             events are gone. Sessions awaiting a rebuild are only counted (the next report brings \
             them up to date). It reads everything once in one snapshot, about as long as a report \
