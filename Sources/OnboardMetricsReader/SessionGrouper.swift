@@ -179,12 +179,14 @@ public struct SessionGrouper {
         try closeExpired(emit)
     }
 
-    /// Closes every open session.
+    /// Closes every open session. The grouper is then as new (but for its allocations), so a
+    /// trace reader runs one grouper over many sessions, one ``finish(_:)`` after each.
     public mutating func finish(_ emit: (RecordedSession) throws -> Void) rethrows {
         var remaining = builders.filter(\.active).sorted { $0.lastStreamTime < $1.lastStreamTime }
-        builders.removeAll()
-        freeSlots.removeAll()
-        index = SessionIndexTable()
+        for builder in remaining { index.remove(builder.sessionID) }
+        builders.removeAll(keepingCapacity: true)
+        freeSlots.removeAll(keepingCapacity: true)
+        watermark = Int64.min
         expiry.removeAll()
         finishedExpiry.removeAll()
         openCount = 0

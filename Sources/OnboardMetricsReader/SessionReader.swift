@@ -35,6 +35,8 @@ public struct SessionReader: Sendable {
     /// When set, only the cohort's sessions (unit session) or people's sessions (unit user: with
     /// ``people`` set, so that a user is a person) are handed out.
     public var cohort: Cohort?
+    /// Where the sessions are read from: the session traces when they can be, by default.
+    public var source = SessionSource.automatic
 
     /// A reader of every event in `[since, until)`.
     public init(
@@ -83,6 +85,12 @@ public struct SessionReader: Sendable {
     public func read(
         on connection: PostgresConnection, progress: (Int) -> Void = { _ in }, _ body: (RecordedSession) throws -> Void
     ) throws -> Statistics {
+        // A read of given tables (a Citus worker's shards) has no traces beside it.
+        if source != .events, tables == nil,
+            let statistics = try TraceReader(reader: self).read(on: connection, progress: progress, body)
+        {
+            return statistics
+        }
         var grouper = SessionGrouper(
             closeAfter: DurationText.microseconds(closeAfter),
             closeFinishedAfter: closeFinishedAfter.map { DurationText.microseconds($0) })

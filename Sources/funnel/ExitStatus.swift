@@ -39,7 +39,7 @@ enum ExitStatus {
             default: return failure
             }
         case is EmbeddedClusterError: return unavailable
-        case is MigrationError: return failure
+        case is MigrationError, is TraceError: return failure
         case let error as IngestError: return error.code == .io ? data : (error.code == .rejectsFile ? usage : data)
         case is DurationText.ParseError, is AdHocFunnelError: return usage
         case is FlowError, is EventValidationError, is SimulationError: return data

@@ -19,6 +19,7 @@ struct Funnel: AsyncParsableCommand {
             DatabaseCommand.self,
             IngestCommand.self,
             ReorderCommand.self,
+            VerifyCommand.self,
             GenerateCommand.self,
             ReportCommand.self,
             TrendsCommand.self,

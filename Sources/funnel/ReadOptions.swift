@@ -1,4 +1,7 @@
 import ArgumentParser
+import OnboardMetrics
+
+extension SessionSource: ExpressibleByArgument {}
 
 /// How a report reads the events: shared by every command that replays sessions.
 struct ReadOptions: ParsableArguments {
@@ -28,6 +31,16 @@ struct ReadOptions: ParsableArguments {
                 + "and the partial reports are merged, instead of the coordinator gathering and sorting "
                 + "every row. Without Citus it changes nothing."))
     var citusWorkers = false
+
+    @Option(
+        help: ArgumentHelp(
+            "Where sessions are read from: auto, traces or events.",
+            discussion: "auto (the default) reads the session traces — a compact copy of each session's events, "
+                + "brought up to date first — and falls back to the events where they cannot be used (a database "
+                + "not migrated to 0006, a read-only role with sessions awaiting a rebuild, event ids that are not "
+                + "UUIDv7). traces insists on them (an error otherwise); events streams every events row, as "
+                + "before. The results are the same; `funnel verify` checks the traces."))
+    var source: SessionSource = .automatic
 
     func validate() throws {
         guard (1...64).contains(connections) else { throw ValidationError("--read-connections must be 1...64") }

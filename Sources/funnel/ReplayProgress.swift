@@ -54,6 +54,8 @@ extension ReplayProgress {
         configuration: PostgresConfiguration, quiet: Bool, reader: SessionReader, read: ReadOptions,
         people: Bool = false, _ body: @Sendable (ShardedReader, ReplayProgress) async throws -> T
     ) async throws -> T {
+        var reader = reader
+        reader.source = read.source
         let deployment = try await ShardedReader.deployment(
             configuration: configuration, reader: reader, connections: read.connections, people: people,
             cohort: read.cohort, citusWorkers: read.citusWorkers)

@@ -57,6 +57,19 @@ public struct CitusDistribution: Sendable {
     public func distribute(on connection: PostgresConnection) throws -> Summary {
         var summary = Summary()
         let existing = try layout(on: connection)
+        if existing["events"] == nil {
+            // Session traces (migration 0006) are kept by statement triggers with transition
+            // tables, which Citus does not run on a distributed table: on Citus the reports read
+            // the events (`--source auto` falls back when the traces are absent).
+            try connection.executeScript(
+                """
+                DROP TRIGGER IF EXISTS events_traces_insert ON events;
+                DROP TRIGGER IF EXISTS events_traces_delete ON events;
+                DROP TRIGGER IF EXISTS events_traces_update ON events;
+                DROP TRIGGER IF EXISTS events_traces_truncate ON events;
+                DROP TABLE IF EXISTS session_traces, trace_dirty
+                """)
+        }
         for table in Self.distributedTables where existing[table] == nil {
             if table == Self.distributedTables[0] {
                 try connection.query(

@@ -1,0 +1,178 @@
+import Foundation
+import OnboardMetricsPostgres
+import OnboardMetricsStore
+
+/// Builds `session_traces` from `events`: the catch-up a report runs first (the sessions the
+/// trigger marked dirty, of its buckets), and a rebuild from scratch for `funnel verify --rebuild`.
+///
+/// Catch-up works in batches of sessions, each one transaction: take a batch's marks out of
+/// `trace_dirty` (`DELETE ... RETURNING`), replace their traces by ones encoded from their
+/// events rows as they are now (a later statement: it sees at least what the delete saw). A
+/// writer's mark committed after the delete's snapshot is not deleted, so no change is lost;
+/// writers never wait for a catch-up, nor a catch-up for writers.
+package struct TraceBuilder: Sendable {
+    /// Sessions per transaction: bounds the memory of a batch's traces.
+    package var batchSize = 5_000
+
+    package init() {}
+
+    /// Whether the database has the traces (migration 0006).
+    package static func isMigrated(on connection: PostgresConnection) throws -> Bool {
+        try connection.query(
+            "SELECT to_regclass('session_traces') IS NOT NULL AND to_regclass('trace_dirty') IS NOT NULL"
+        )
+        .first?[0].bool ?? false
+    }
+
+    /// `WHERE`/`AND` condition for sessions of `buckets` in a table's `session_id` column; the
+    /// buckets are integers, so they are written into the statement (COPY takes no parameters).
+    static func bucketCondition(_ buckets: [Int]?) -> String? {
+        guard let buckets else { return nil }
+        return
+            "onboardmetrics_bucket(session_id) = ANY ('{\(buckets.map(String.init).joined(separator: ","))}'::integer[])"
+    }
+
+    /// Whether sessions of `buckets` await a rebuild.
+    package static func hasDirty(on connection: PostgresConnection, buckets: [Int]?) throws -> Bool {
+        let filter = bucketCondition(buckets).map { " WHERE " + $0 } ?? ""
+        return try connection.query("SELECT EXISTS (SELECT 1 FROM trace_dirty\(filter))").first?[0].bool ?? false
+    }
+
+    /// Rebuilds the dirty sessions of `buckets` (all when `nil`), batch after batch, until a
+    /// batch comes back short (sessions marked meanwhile wait for the next catch-up).
+    /// - Returns: the sessions rebuilt.
+    /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
+    @discardableResult
+    package func catchUp(on connection: PostgresConnection, buckets: [Int]?) throws -> Int {
+        var total = 0
+        var after: UUID?
+        while true {
+            let (count, last) = try connection.transaction { try rebuildBatch(on: $0, buckets: buckets, after: after) }
+            total += count
+            if count < batchSize { return total }
+            after = last
+        }
+    }
+
+    /// Drops every trace and builds them all again from `events`.
+    /// - Returns: the sessions built.
+    @discardableResult
+    package func rebuildAll(on connection: PostgresConnection) throws -> Int {
+        try connection.transaction { connection in
+            try connection.query("DELETE FROM session_traces")
+            try connection.query("INSERT INTO trace_dirty (session_id) SELECT DISTINCT session_id FROM events")
+        }
+        return try catchUp(on: connection, buckets: nil)
+    }
+
+    /// Rebuilds the next batch of dirty sessions after `after` in id order: walking the primary
+    /// key onwards keeps a catch-up of many batches linear when only some buckets are taken.
+    private func rebuildBatch(
+        on connection: PostgresConnection, buckets: [Int]?, after: UUID?
+    ) throws -> (count: Int, last: UUID?) {
+        // Catch-ups of the same buckets take turns (else two could insert one session's trace);
+        // writers take no such lock. Buckets in ascending order: no deadlock between two.
+        let locked = (buckets ?? Array(0..<SessionBucket.count)).sorted().map(String.init).joined(separator: ",")
+        try connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext('onboardmetrics_traces'), bucket) FROM unnest('{\(locked)}'::integer[]) AS bucket"
+        )
+        var conditions = Self.bucketCondition(buckets).map { [$0] } ?? []
+        if after != nil { conditions.append("session_id > $1") }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        // Marks committed after this statement's snapshot stay: their sessions wait for the next catch-up.
+        let marks = try connection.query(
+            """
+            WITH taken AS (
+                SELECT DISTINCT session_id FROM trace_dirty\(filter) ORDER BY session_id LIMIT \(batchSize))
+            DELETE FROM trace_dirty USING taken WHERE trace_dirty.session_id = taken.session_id
+            RETURNING trace_dirty.session_id
+            """, after.map { [.uuid($0)] } ?? []
+        ).compactMap { $0[0].uuid }
+        let taken = Array(Set(marks))
+        guard !taken.isEmpty else { return (0, after) }
+        let last = taken.max { $0.isBefore($1) }
+        // uuidString is hex and dashes only: safe inside the literal.
+        let ids = "'{" + taken.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
+        try connection.query("DELETE FROM session_traces WHERE session_id = ANY (\(ids))")
+        var built: [Built] = []
+        try Self.forEachSession(on: connection, where: "session_id = ANY (\(ids))") { sessionID, rows in
+            built.append(Built(sessionID: sessionID, rows: rows))
+        }
+        guard !built.isEmpty else { return (taken.count, last) }
+        try connection.copyIn(
+            "COPY session_traces (session_id, first_event_id, last_event_id, event_count, irregular, trace) FROM STDIN (FORMAT binary)"
+        ) { writer in
+            for session in built {
+                writer.beginRow(fieldCount: 6)
+                writer.write(uuid: session.sessionID)
+                writer.write(uuid: session.first)
+                writer.write(uuid: session.last)
+                writer.write(int32: session.count)
+                writer.write(bool: session.irregular)
+                try writer.write(.bytea(session.trace))
+                try writer.endRow()
+            }
+        }
+        return (taken.count, last)
+    }
+
+    /// A session's trace and what its row says about it.
+    struct Built {
+        var sessionID: UUID
+        var first: UUID
+        var last: UUID
+        var count: Int32
+        var irregular: Bool
+        var trace: [UInt8]
+
+        init(sessionID: UUID, rows: [SessionTrace.Row]) {
+            self.sessionID = sessionID
+            first = rows.first?.eventID ?? sessionID
+            last = rows.last?.eventID ?? sessionID
+            count = Int32(clamping: rows.count)
+            irregular = rows.contains { $0.eventID.version7Milliseconds == nil }
+            trace = SessionTrace.encode(rows)
+        }
+    }
+
+    /// Streams the events rows matching `condition` (on `events`), session by session, each
+    /// session's rows in event-id order.
+    static func forEachSession(
+        on connection: PostgresConnection, where condition: String?,
+        _ body: (UUID, [SessionTrace.Row]) throws -> Void
+    ) throws {
+        let filter = condition.map { " WHERE " + $0 } ?? ""
+        var current: UUID?
+        var rows: [SessionTrace.Row] = []
+        try connection.copyOut(
+            "COPY (SELECT \(SessionReader.columns) FROM events\(filter) ORDER BY session_id, event_id) TO STDOUT (FORMAT binary)"
+        ) { row in
+            guard let sessionID = try row.uuid(1) else {
+                throw PostgresError(.invalidValue, "an events row has no session_id")
+            }
+            if sessionID != current {
+                if let current, !rows.isEmpty { try body(current, rows) }
+                current = sessionID
+                rows.removeAll(keepingCapacity: true)
+            }
+            rows.append(try traceRow(row))
+        }
+        if let current, !rows.isEmpty { try body(current, rows) }
+    }
+
+    /// The trace row of an events row read with ``SessionReader/columns``.
+    static func traceRow(_ row: BinaryCopyRow) throws -> SessionTrace.Row {
+        guard let eventID = try row.uuid(0), let seq = try row.int32(3), let kind = row.rawBytes(4),
+            let occurred = try row.timestampMicroseconds(9)
+        else { throw PostgresError(.invalidValue, "an events row lacks a required column") }
+        // jsonb in binary: a version byte, then the JSON text.
+        var properties: [UInt8]?
+        if let raw = row.rawBytes(12), raw.count > 1 { properties = Array(raw[1...]) }
+        return SessionTrace.Row(
+            eventID: eventID, userID: row.rawBytes(2).map(Array.init), seq: seq, kind: Array(kind),
+            flowID: row.rawBytes(5).map(Array.init), flowVersion: try row.int32(6),
+            stepID: row.rawBytes(7).map(Array.init),
+            name: row.rawBytes(8).map(Array.init), occurred: occurred, sent: try row.timestampMicroseconds(10),
+            received: try row.timestampMicroseconds(11), properties: properties)
+    }
+}
