@@ -9,14 +9,17 @@ extension DashboardPage {
         var label: String
         var placeholder = ""
         var choices: [String]? = nil
+
+        /// The range every report page filters by.
+        static let since = Field(name: "since", label: "Since", placeholder: "2026-01-01")
+        static let until = Field(name: "until", label: "Until", placeholder: "2026-02-01")
     }
 
     /// The filter form of each report page, its fields named as the query parameters.
     static let reportFields: [String: [Field]] = [
         "trends": [
             Field(name: "interval", label: "Interval", choices: ["week", "day", "month"]),
-            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
-            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+            .since, .until,
             Field(name: "by", label: "Breakdown", placeholder: "platform"),
             Field(name: "window", label: "Window", placeholder: "7d"),
         ],
@@ -34,21 +37,18 @@ extension DashboardPage {
             Field(
                 name: "status", label: "Status", choices: ["dropped", "viewed", "completed", "skipped", "in_progress"]),
             Field(name: "per", label: "Per", choices: ["session", "user"]),
-            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
-            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+            .since, .until,
         ],
         "retention": [
             Field(name: "by", label: "Groups", placeholder: "outcome"),
             Field(name: "days", label: "Days", placeholder: "1,7,30"),
             Field(name: "per", label: "Per", choices: ["user", "session"]),
-            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
-            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+            .since, .until,
         ],
         "correlation": [
             Field(name: "step", label: "Step", placeholder: "most dropped"),
             Field(name: "per", label: "Per", choices: ["session", "user"]),
-            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
-            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+            .since, .until,
             Field(name: "top", label: "Top", placeholder: "10"),
         ],
         "paths": [
@@ -56,15 +56,13 @@ extension DashboardPage {
             Field(name: "between", label: "or between", placeholder: "welcome,consent"),
             Field(name: "depth", label: "Depth", placeholder: "3"),
             Field(name: "per", label: "Per", choices: ["session", "user"]),
-            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
-            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+            .since, .until,
         ],
         "discovery": [
             Field(name: "highlight", label: "Highlight", placeholder: "all"),
             Field(name: "per", label: "Per", choices: ["session", "user"]),
             Field(name: "window", label: "Window", placeholder: "7d"),
-            Field(name: "since", label: "Since", placeholder: "2026-01-01"),
-            Field(name: "until", label: "Until", placeholder: "2026-02-01"),
+            .since, .until,
         ],
     ]
 
