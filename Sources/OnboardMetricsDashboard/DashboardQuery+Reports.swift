@@ -8,11 +8,8 @@ extension DashboardQuery {
     /// - Throws: ``DashboardError`` `.badRequest` naming the parameter.
     package func trendOptions() throws -> TrendOptions {
         var options = TrendOptions()
-        if let interval = value("interval") {
-            guard let parsed = TrendInterval(rawValue: interval) else {
-                throw DashboardError(.badRequest, "interval must be day, week or month")
-            }
-            options.interval = parsed
+        if let interval: TrendInterval = try choice("interval", "interval must be day, week or month") {
+            options.interval = interval
         }
         var funnel = try funnelOptions()
         funnel.unit = .session
@@ -61,11 +58,8 @@ extension DashboardQuery {
             }
             options.alpha = parsed
         }
-        if let correction = value("correction") {
-            guard let parsed = MultipleComparisonCorrection(rawValue: correction) else {
-                throw DashboardError(.badRequest, "correction must be holm or bh")
-            }
-            options.correction = parsed
+        if let correction: MultipleComparisonCorrection = try choice("correction", "correction must be holm or bh") {
+            options.correction = correction
         }
         var funnel = try funnelOptions()
         funnel.unit = .session
@@ -78,11 +72,10 @@ extension DashboardQuery {
     /// `until`, `window`, `inactivity`.
     package func unitListOptions() throws -> UnitListOptions {
         var options = UnitListOptions()
-        if let status = value("status") {
-            guard let parsed = UnitListOptions.Status(rawValue: status) else {
-                throw DashboardError(.badRequest, "status must be viewed, completed, skipped, dropped or in_progress")
-            }
-            options.status = parsed
+        if let status: UnitListOptions.Status = try choice(
+            "status", "status must be viewed, completed, skipped, dropped or in_progress")
+        {
+            options.status = status
         }
         options.step = value("step")
         if options.step == nil, options.status == .skipped {

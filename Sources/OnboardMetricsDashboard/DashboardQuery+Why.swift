@@ -22,7 +22,7 @@ extension DashboardQuery {
             options.days = parsed
         }
         options.unit = try unit(default: .user)
-        let funnel = try timing()
+        let funnel = try funnelOptions()
         options.window = funnel.window
         options.inactivity = funnel.inactivity
         options.since = funnel.since
@@ -36,11 +36,8 @@ extension DashboardQuery {
         var options = CorrelationOptions()
         options.funnel = try funnelOptions()
         options.step = value("step")
-        if let correction = value("correction") {
-            guard let parsed = MultipleComparisonCorrection(rawValue: correction) else {
-                throw DashboardError(.badRequest, "correction must be holm or bh")
-            }
-            options.correction = parsed
+        if let correction: MultipleComparisonCorrection = try choice("correction", "correction must be holm or bh") {
+            options.correction = correction
         }
         if let top = value("top") {
             guard let parsed = Int(top), parsed >= 0 else { throw DashboardError(.badRequest, "top must be 0 or more") }
@@ -74,7 +71,7 @@ extension DashboardQuery {
             options.top = parsed
         }
         options.unit = try unit(default: .session)
-        let funnel = try timing()
+        let funnel = try funnelOptions()
         options.window = funnel.window
         options.inactivity = funnel.inactivity
         options.since = funnel.since
@@ -82,14 +79,4 @@ extension DashboardQuery {
         return options
     }
 
-    private func unit(default fallback: FunnelOptions.Unit) throws -> FunnelOptions.Unit {
-        guard let per = value("per") else { return fallback }
-        guard let unit = FunnelOptions.Unit(rawValue: per) else {
-            throw DashboardError(.badRequest, "per must be session or user")
-        }
-        return unit
-    }
-
-    /// `window`, `inactivity`, `since`, `until` as the funnel reads them (breakdown and per ignored).
-    private func timing() throws -> FunnelOptions { try funnelOptions() }
 }

@@ -28,12 +28,7 @@ package struct DashboardQuery: Sendable {
     /// - Throws: ``DashboardError`` `.badRequest` naming the parameter.
     package func funnelOptions() throws -> FunnelOptions {
         var options = FunnelOptions()
-        if let per = value("per") {
-            guard let unit = FunnelOptions.Unit(rawValue: per) else {
-                throw DashboardError(.badRequest, "per must be session or user")
-            }
-            options.unit = unit
-        }
+        options.unit = try unit(default: options.unit)
         if let window = try duration("window") { options.window = window }
         if let inactivity = try duration("inactivity") { options.inactivity = inactivity }
         options.since = try date("since")
@@ -57,17 +52,9 @@ package struct DashboardQuery: Sendable {
         } catch let error as ExperimentError {
             throw DashboardError(.badRequest, "metric: \(error.message)")
         }
-        if let per = value("per") {
-            guard let unit = FunnelOptions.Unit(rawValue: per) else {
-                throw DashboardError(.badRequest, "per must be session or user")
-            }
-            options.unit = unit
-        }
-        if let engine = value("engine") {
-            guard let parsed = ExperimentOptions.Engine(rawValue: engine) else {
-                throw DashboardError(.badRequest, "engine must be frequentist or bayesian")
-            }
-            options.engine = parsed
+        options.unit = try unit(default: options.unit)
+        if let engine: ExperimentOptions.Engine = try choice("engine", "engine must be frequentist or bayesian") {
+            options.engine = engine
         }
         if let mde = value("mde") {
             guard let parsed = Double(mde), parsed > 0, parsed < 1 else {
@@ -79,6 +66,20 @@ package struct DashboardQuery: Sendable {
         options.since = try date("since")
         options.until = try date("until")
         return options
+    }
+
+    /// A parameter that takes one of a type's raw values; nil when absent.
+    /// - Throws: ``DashboardError`` `.badRequest` with `message` for any other value.
+    func choice<Value: RawRepresentable>(_ name: String, _ message: String) throws -> Value?
+    where Value.RawValue == String {
+        guard let text = value(name) else { return nil }
+        guard let parsed = Value(rawValue: text) else { throw DashboardError(.badRequest, message) }
+        return parsed
+    }
+
+    /// `per`: session or user; `fallback` when absent.
+    func unit(default fallback: FunnelOptions.Unit) throws -> FunnelOptions.Unit {
+        try choice("per", "per must be session or user") ?? fallback
     }
 
     /// A time bound: `2026-01-31` or ISO 8601.
