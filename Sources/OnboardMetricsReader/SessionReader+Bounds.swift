@@ -1,20 +1,28 @@
 import Foundation
 
 extension SessionReader {
-    /// The SQL literal of the first UUIDv7 of `date`'s second — what
-    /// `onboardmetrics_uuidv7_floor(timestamptz)` gives for the bound as the reader always sent
-    /// it (ISO 8601, whole seconds) — built from the number alone, so no text from a user reaches
-    /// the statement. Dates before 1970 are clamped to the first UUIDv7, dates past the 48-bit
-    /// millisecond range to the last, as a uuid cannot hold them.
-    package static func boundLiteral(_ date: Date) -> String {
+    /// The first UUIDv7 of `date`'s second — what `onboardmetrics_uuidv7_floor(timestamptz)`
+    /// gives for the bound as the reader always sent it (ISO 8601, whole seconds) — built from
+    /// the number alone, so no text from a user reaches a statement. Dates before 1970 are
+    /// clamped to the first UUIDv7, dates past the 48-bit millisecond range to the last, as a
+    /// uuid cannot hold them. Both read paths (events rows and traces) bound by it.
+    package static func boundFloor(_ date: Date) -> UUID {
         let formatter = ISO8601DateFormatter()
         let sent = formatter.date(from: formatter.string(from: date)) ?? date
         let seconds = sent.timeIntervalSince1970.rounded(.down)
         let limit = Double(UInt64(1) << 48 - 1)
         let milliseconds = UInt64(min(max(seconds * 1000, 0), limit))
-        let hex = String(milliseconds, radix: 16)
-        let digits = String(repeating: "0", count: 12 - hex.count) + hex
-        return "'\(digits.prefix(8))-\(digits.dropFirst(8))-0000-0000-000000000000'::uuid"
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], 0, 0, 0, 0, 0, 0, 0, 0, 0, 0
+            ))
+    }
+
+    /// ``boundFloor(_:)`` as an SQL literal.
+    package static func boundLiteral(_ date: Date) -> String {
+        "'\(boundFloor(date).uuidString.lowercased())'::uuid"
     }
 
     /// `session_id` in these buckets, with the bucket function written out (PostgreSQL's

@@ -27,9 +27,7 @@ package struct TraceBuilder: Sendable {
     /// `WHERE`/`AND` condition for sessions of `buckets` in a table's `session_id` column; the
     /// buckets are integers, so they are written into the statement (COPY takes no parameters).
     static func bucketCondition(_ buckets: [Int]?) -> String? {
-        guard let buckets else { return nil }
-        return
-            "onboardmetrics_bucket(session_id) = ANY ('{\(buckets.map(String.init).joined(separator: ","))}'::integer[])"
+        buckets.map(SessionReader.bucketCondition)
     }
 
     /// Whether sessions of `buckets` await a rebuild.

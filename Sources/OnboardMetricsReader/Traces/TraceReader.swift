@@ -30,9 +30,9 @@ struct TraceReader {
                 return try unavailable("sessions await a rebuild this connection may not write (\(error.message))")
             }
         }
-        let (sinceFloor, untilFloor) = try floors(on: connection)
+        let (sinceFloor, untilFloor) = floors()
         var conditions: [String] = TraceBuilder.bucketCondition(reader.buckets).map { [$0] } ?? []
-        // The floors come from PostgreSQL as uuids: hex and dashes only.
+        // The floors are uuids made from numbers: hex and dashes only.
         if let sinceFloor { conditions.append("last_event_id >= '\(sinceFloor.uuidString)'") }
         if let untilFloor { conditions.append("first_event_id < '\(untilFloor.uuidString)'") }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
@@ -51,18 +51,10 @@ struct TraceReader {
         return nil
     }
 
-    /// The first event ids of `since` and `until`, computed by the same function and from the
-    /// same text as the events path's bounds, so both paths keep exactly the same events.
-    private func floors(on connection: PostgresConnection) throws -> (UUID?, UUID?) {
-        guard reader.since != nil || reader.until != nil else { return (nil, nil) }
-        let text = { (date: Date?) -> PostgresValue in
-            date.map { .text(ISO8601DateFormatter().string(from: $0)) } ?? .null
-        }
-        let row = try connection.query(
-            "SELECT onboardmetrics_uuidv7_floor($1::text::timestamptz), onboardmetrics_uuidv7_floor($2::text::timestamptz)",
-            [text(reader.since), text(reader.until)]
-        ).first
-        return (row?[0].uuid, row?[1].uuid)
+    /// The first event ids of `since` and `until`: the events path's bounds
+    /// (``SessionReader/boundFloor(_:)``), so both paths keep exactly the same events.
+    private func floors() -> (UUID?, UUID?) {
+        (reader.since.map(SessionReader.boundFloor), reader.until.map(SessionReader.boundFloor))
     }
 
     private func decode(
