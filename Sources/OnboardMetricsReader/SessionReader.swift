@@ -123,8 +123,9 @@ public struct SessionReader: Sendable {
     }
 }
 
-/// Decodes rows of ``SessionReader/columns``, reusing the strings that repeat (flows, steps,
-/// names) so most rows allocate nothing.
+/// Decodes rows of ``SessionReader/columns`` and the events of session traces (one decoder for
+/// both, so both read paths make the same values), reusing the strings that repeat (flows,
+/// steps, names) so most rows allocate nothing.
 struct RowDecoder {
     private var flows = StringInterner()
     private var steps = StringInterner()
@@ -132,25 +133,38 @@ struct RowDecoder {
     private var propertyObjects = PropertiesInterner()
 
     mutating func decode(_ row: BinaryCopyRow) throws -> (Int64, RecordedEvent, Int64?) {
-        guard let eventID = try row.uuid(0), let seq = try row.int32(3), let kindBytes = row.rawBytes(4),
+        guard let eventID = try row.uuid(0), let seq = try row.int32(3), let kind = row.rawBytes(4),
             let occurred = try row.timestampMicroseconds(9)
         else { throw PostgresError(.invalidValue, "an events row lacks a required column") }
+        // jsonb's binary form: a version byte, then the JSON text.
+        let properties = row.rawBytes(12).flatMap { $0.count > 1 ? UnsafeRawBufferPointer(rebasing: $0[1...]) : nil }
+        return try decode(
+            eventID: eventID, seq: seq, kind: kind, flowID: row.rawBytes(5), flowVersion: try row.int32(6),
+            stepID: row.rawBytes(7), name: row.rawBytes(8), occurred: occurred, sent: try row.timestampMicroseconds(10),
+            received: try row.timestampMicroseconds(11), properties: properties, source: "an events row")
+    }
+
+    /// One event's columns (as an events row and a trace both hold them) as the grouper takes
+    /// them: stream time, the event, and the clock offset. `source` names where they came from in
+    /// an error.
+    mutating func decode(
+        eventID: UUID, seq: Int32, kind kindBytes: UnsafeRawBufferPointer, flowID: UnsafeRawBufferPointer?,
+        flowVersion: Int32?, stepID: UnsafeRawBufferPointer?, name: UnsafeRawBufferPointer?, occurred: Int64,
+        sent: Int64?, received: Int64?, properties raw: UnsafeRawBufferPointer?, source: String
+    ) throws -> (Int64, RecordedEvent, Int64?) {
         guard let kind = EventKind(utf8: kindBytes) else {
             throw PostgresError(
-                .invalidValue, "an events row has the unknown kind '\(String(decoding: kindBytes, as: UTF8.self))'")
+                .invalidValue, "\(source) has the unknown kind '\(String(decoding: kindBytes, as: UTF8.self))'")
         }
         // The clock offset (received_at - sent_at), when plausible, is applied per session by the grouper.
-        let offset = ClockCorrection.offset(
-            occurred: occurred, sent: try row.timestampMicroseconds(10), received: try row.timestampMicroseconds(11))
+        let offset = ClockCorrection.offset(occurred: occurred, sent: sent, received: received)
         let unixTime = occurred + postgresEpochOffsetMicroseconds
         var properties: [String: JSONValue] = [:]
-        if let raw = row.rawBytes(12), raw.count > 1 {
-            properties = try propertyObjects.object(UnsafeRawBufferPointer(rebasing: raw[1...]))
-        }
+        if let raw, !raw.isEmpty { properties = try propertyObjects.object(raw) }
         let streamTime = eventID.version7Milliseconds.map { $0 * 1000 } ?? unixTime
         let event = RecordedEvent(
-            kind: kind, flowID: flows.string(row.rawBytes(5)), flowVersion: try row.int32(6).map(Int.init),
-            stepID: steps.string(row.rawBytes(7)), name: names.string(row.rawBytes(8)), time: unixTime, seq: Int(seq),
+            kind: kind, flowID: flows.string(flowID), flowVersion: flowVersion.map(Int.init),
+            stepID: steps.string(stepID), name: names.string(name), time: unixTime, seq: Int(seq),
             properties: properties)
         return (streamTime, event, offset)
     }

@@ -65,7 +65,7 @@ struct TraceReader {
             closeAfter: DurationText.microseconds(reader.closeAfter),
             closeFinishedAfter: reader.closeFinishedAfter.map { DurationText.microseconds($0) })
         var statistics = SessionReader.Statistics()
-        var decoder = TraceEventDecoder()
+        var decoder = RowDecoder()
         let people = reader.people
         let cohort = reader.cohort
         func emit(_ session: RecordedSession) throws {
