@@ -12,9 +12,9 @@ package struct DashboardData: Sendable {
     /// The coordinator (or single server).
     package var database: PostgresConfiguration
     /// Connections per server a report reads on (`--read-connections`).
-    package var connections = 1
+    package var connections: Int?
 
-    package init(database: PostgresConfiguration, connections: Int = 1) {
+    package init(database: PostgresConfiguration, connections: Int? = nil) {
         self.database = database
         self.connections = connections
     }

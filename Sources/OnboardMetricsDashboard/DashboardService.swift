@@ -16,8 +16,8 @@ package final class DashboardService: Sendable {
         /// 0 picks a free port (``make(settings:onRunning:)`` tells which).
         package var port = 8090
         package var database: PostgresConfiguration
-        /// Connections per server a report reads on.
-        package var readConnections = 1
+        /// Connections per server a report reads on; `nil`: ``ShardedReader/automaticConnections``.
+        package var readConnections: Int? = nil
         package var viewers = ViewerAuthenticator.Settings()
         /// Failed sign-ins per client address: a burst, then one per `signInInterval` seconds.
         package var signInBurst = 10.0

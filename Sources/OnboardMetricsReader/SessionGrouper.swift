@@ -17,7 +17,7 @@ import OnboardMetricsSDK
 /// a report looks at, e.g. the conversion window). Memory is then what the open sessions need,
 /// not what the whole stream holds.
 public struct SessionGrouper {
-    private struct Builder {
+    struct Builder {
         var sessionID: UUID
         var userID: String
         var flowID: String?
@@ -36,7 +36,7 @@ public struct SessionGrouper {
         var finished = false
     }
 
-    private struct OffsetRun {
+    struct OffsetRun {
         var offset: Int64
         var count: Int
     }
@@ -198,7 +198,7 @@ public struct SessionGrouper {
         }
     }
 
-    private static func append(_ event: consuming RecordedEvent, streamTime: Int64, to builder: inout Builder) {
+    static func append(_ event: consuming RecordedEvent, streamTime: Int64, to builder: inout Builder) {
         if event.kind == .sessionStarted {
             if case .object(let context) = event.properties["context"] { builder.context = context }
             if let flowID = event.flowID { builder.flowID = flowID }
@@ -211,7 +211,7 @@ public struct SessionGrouper {
         if streamTime > builder.lastStreamTime { builder.lastStreamTime = streamTime }
     }
 
-    private static func appendOffset(_ offset: Int64?, to builder: inout Builder) {
+    static func appendOffset(_ offset: Int64?, to builder: inout Builder) {
         let value = offset ?? unknownOffset
         if let last = builder.offsets.indices.last, builder.offsets[last].offset == value {
             builder.offsets[last].count += 1
@@ -269,7 +269,7 @@ public struct SessionGrouper {
     }
 
     /// The session of a builder whose events were moved into `events`.
-    private static func session(_ builder: Builder, events: inout [RecordedEvent]) -> RecordedSession {
+    static func session(_ builder: Builder, events: inout [RecordedEvent]) -> RecordedSession {
         correctClocks(builder, events: &events)
         return RecordedSession(
             sessionID: builder.sessionID, userID: builder.userID, flowID: builder.flowID,

@@ -152,20 +152,41 @@ struct RowDecoder {
         flowVersion: Int32?, stepID: UnsafeRawBufferPointer?, name: UnsafeRawBufferPointer?, occurred: Int64,
         sent: Int64?, received: Int64?, properties raw: UnsafeRawBufferPointer?, source: String
     ) throws -> (Int64, RecordedEvent, Int64?) {
-        guard let kind = EventKind(utf8: kindBytes) else {
+        let kind = try Self.kind(kindBytes, source: source)
+        let properties = try self.properties(raw)
+        return Self.event(
+            eventID: eventID, seq: seq, kind: kind, flowID: flows.string(flowID), flowVersion: flowVersion,
+            stepID: steps.string(stepID), name: names.string(name), occurred: occurred, sent: sent,
+            received: received, properties: properties)
+    }
+
+    /// The kind a `kind` column spells; `source` names where it came from in the error.
+    static func kind(_ bytes: UnsafeRawBufferPointer, source: String) throws -> EventKind {
+        guard let kind = EventKind(utf8: bytes) else {
             throw PostgresError(
-                .invalidValue, "\(source) has the unknown kind '\(String(decoding: kindBytes, as: UTF8.self))'")
+                .invalidValue, "\(source) has the unknown kind '\(String(decoding: bytes, as: UTF8.self))'")
         }
+        return kind
+    }
+
+    /// The properties a `properties` column's JSON text holds (`nil`: none).
+    mutating func properties(_ raw: UnsafeRawBufferPointer?) throws -> [String: JSONValue] {
+        guard let raw, !raw.isEmpty else { return [:] }
+        return try propertyObjects.object(raw)
+    }
+
+    /// The event of columns already turned into values: what both read paths build.
+    static func event(
+        eventID: UUID, seq: Int32, kind: EventKind, flowID: String?, flowVersion: Int32?, stepID: String?,
+        name: String?, occurred: Int64, sent: Int64?, received: Int64?, properties: [String: JSONValue]
+    ) -> (Int64, RecordedEvent, Int64?) {
         // The clock offset (received_at - sent_at), when plausible, is applied per session by the grouper.
         let offset = ClockCorrection.offset(occurred: occurred, sent: sent, received: received)
         let unixTime = occurred + postgresEpochOffsetMicroseconds
-        var properties: [String: JSONValue] = [:]
-        if let raw, !raw.isEmpty { properties = try propertyObjects.object(raw) }
         let streamTime = eventID.version7Milliseconds.map { $0 * 1000 } ?? unixTime
         let event = RecordedEvent(
-            kind: kind, flowID: flows.string(flowID), flowVersion: flowVersion.map(Int.init),
-            stepID: steps.string(stepID), name: names.string(name), time: unixTime, seq: Int(seq),
-            properties: properties)
+            kind: kind, flowID: flowID, flowVersion: flowVersion.map(Int.init), stepID: stepID, name: name,
+            time: unixTime, seq: Int(seq), properties: properties)
         return (streamTime, event, offset)
     }
 }

@@ -10,9 +10,10 @@ struct ReadOptions: ParsableArguments {
         help: ArgumentHelp(
             "Connections per server to read sessions on, in parallel.",
             discussion: "Each connection reads a share of the 64 session buckets and replays them on a thread "
-                + "of its own; the partial reports are merged. Worth it where the server and this machine "
-                + "have spare cores. Default 1 (with shards: one connection per shard)."))
-    var connections: Int = 1
+                + "of its own; the partial reports are merged (the same report whatever the number). Default: "
+                + "one per core of this machine, at most 8 (\(ShardedReader.automaticConnections) here); with "
+                + "shards or --citus-workers, one per shard or worker. Use 1 to spare a busy server."))
+    var connections: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -43,6 +44,8 @@ struct ReadOptions: ParsableArguments {
     var source: SessionSource = .automatic
 
     func validate() throws {
-        guard (1...64).contains(connections) else { throw ValidationError("--read-connections must be 1...64") }
+        if let connections, !(1...64).contains(connections) {
+            throw ValidationError("--read-connections must be 1...64")
+        }
     }
 }

@@ -33,10 +33,11 @@ extension AdHocFunnel {
     func compactEvents(_ events: [RecordedEvent]) -> [AdHocEvent] {
         var compact: [AdHocEvent] = []
         compact.reserveCapacity(order == .strict ? events.count : 16)
-        for event in events {
-            let mask = matcher.mask(event)
+        // By index: `for event in events` copied each event (retaining its strings and properties).
+        for index in events.indices {
+            let mask = matcher.mask(events[index])
             if mask != 0 || order == .strict {
-                compact.append(AdHocEvent(time: event.time, mask: mask, seq: event.seq))
+                compact.append(AdHocEvent(time: events[index].time, mask: mask, seq: events[index].seq))
             }
         }
         return compact
@@ -46,11 +47,17 @@ extension AdHocFunnel {
     /// finds its reach.
     func reach(_ events: inout [AdHocEvent]) -> Reach {
         guard events.contains(where: { $0.mask != 0 }) else { return Reach(depth: 0, times: []) }
-        let sorted = events.enumerated().sorted {
-            ($0.element.time, $0.element.rank, $0.element.seq, $0.offset)
-                < ($1.element.time, $1.element.rank, $1.element.seq, $1.offset)
+        // A session's events come in (time, seq) order, so usually nothing moves: check first.
+        let ordered = zip(events, events.dropFirst()).allSatisfy {
+            ($0.time, $0.rank, $0.seq) <= ($1.time, $1.rank, $1.seq)
         }
-        events = sorted.map(\.element)
+        if !ordered {
+            let sorted = events.enumerated().sorted {
+                ($0.element.time, $0.element.rank, $0.element.seq, $0.offset)
+                    < ($1.element.time, $1.element.rank, $1.element.seq, $1.offset)
+            }
+            events = sorted.map(\.element)
+        }
         switch order {
         case .ordered, .strict: return chainReach(events)
         case .any: return anyOrderReach(events)

@@ -153,6 +153,9 @@ struct AdHocStepMatcher: Sendable, Hashable {
     private var plain: [String: UInt64] = [:]
     /// `KIND:VALUE` steps, by kind then value.
     private var qualified: [EventKind: [String: UInt64]] = [:]
+    /// The plain steps each kind's raw value matches: worked out once, since building and
+    /// hashing the kind's name on every event was a few percent of an ad-hoc report.
+    private var byKind: [EventKind: UInt64] = [:]
 
     init(steps: [String]) {
         for (index, step) in steps.enumerated() {
@@ -163,6 +166,7 @@ struct AdHocStepMatcher: Sendable, Hashable {
                 plain[step, default: 0] |= bit
             }
         }
+        for kind in EventKind.allCases { byKind[kind] = plain[kind.rawValue] }
     }
 
     func mask(_ event: RecordedEvent) -> UInt64 {
@@ -170,12 +174,14 @@ struct AdHocStepMatcher: Sendable, Hashable {
         if let name = event.name, let bits = plain[name] { mask |= bits }
         // The name a Segment or PostHog call was sent with, kept when the mapping made it an
         // onboarding kind (EventMapping's `$event`).
-        if event.kind != .custom, case .string(let sent)? = event.properties["$event"], let bits = plain[sent] {
+        if event.kind != .custom, !event.properties.isEmpty,
+            case .string(let sent)? = event.properties["$event"], let bits = plain[sent]
+        {
             mask |= bits
         }
         if event.kind == .stepViewed, let stepID = event.stepID, let bits = plain[stepID] { mask |= bits }
-        if let bits = plain[event.kind.rawValue] { mask |= bits }
-        if let values = qualified[event.kind] {
+        if let bits = byKind[event.kind] { mask |= bits }
+        if !qualified.isEmpty, let values = qualified[event.kind] {
             // Step kinds carry the step in step_id; the others carry their subject in name.
             let value = event.kind.isStepEvent ? event.stepID : event.name
             if let value, let bits = values[value] { mask |= bits }

@@ -11,17 +11,33 @@ package struct TraceCursor {
 
     /// The current event's columns (after ``next()`` returned true).
     package private(set) var eventID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
-    package private(set) var userID: UnsafeRawBufferPointer?
     package private(set) var seq: Int32 = 0
-    package private(set) var kind = UnsafeRawBufferPointer(start: nil, count: 0)
-    package private(set) var flowID: UnsafeRawBufferPointer?
     package private(set) var flowVersion: Int32?
-    package private(set) var stepID: UnsafeRawBufferPointer?
-    package private(set) var name: UnsafeRawBufferPointer?
     package private(set) var occurred: Int64 = 0
     package private(set) var sent: Int64?
     package private(set) var received: Int64?
-    package private(set) var properties: UnsafeRawBufferPointer?
+    /// The current event's strings by their number in the trace (1-based, 0 for NULL): a reader
+    /// that turns each of a trace's strings into a value once keys its values by these.
+    package private(set) var userNumber = 0
+    package private(set) var kindNumber = 0
+    package private(set) var flowNumber = 0
+    package private(set) var stepNumber = 0
+    package private(set) var nameNumber = 0
+    package private(set) var propertiesNumber = 0
+
+    package var userID: UnsafeRawBufferPointer? { string(userNumber) }
+    package var kind: UnsafeRawBufferPointer { string(kindNumber) ?? UnsafeRawBufferPointer(start: nil, count: 0) }
+    package var flowID: UnsafeRawBufferPointer? { string(flowNumber) }
+    package var stepID: UnsafeRawBufferPointer? { string(stepNumber) }
+    package var name: UnsafeRawBufferPointer? { string(nameNumber) }
+    package var properties: UnsafeRawBufferPointer? { string(propertiesNumber) }
+    /// How many strings the trace holds (numbers run 1...stringCount).
+    package var stringCount: Int { strings.count }
+
+    /// String `number` of the trace (a number ``next()`` checked), `nil` for 0 (NULL).
+    package func string(_ number: Int) -> UnsafeRawBufferPointer? {
+        number > 0 ? strings[number - 1] : nil
+    }
 
     /// A cursor before the first event of `bytes`.
     package init(_ bytes: UnsafeRawBufferPointer) throws(TraceError) {
@@ -56,13 +72,13 @@ package struct TraceCursor {
         eventID = UUID(uuid: raw)
         position += 16
         let flags = try varint()
-        userID = try string()
-        guard let kindBytes = try string() else { throw TraceError(.badString, "an event without a kind") }
-        kind = kindBytes
-        flowID = try string()
-        stepID = try string()
-        name = try string()
-        properties = try string()
+        userNumber = try stringNumber()
+        kindNumber = try stringNumber()
+        guard kindNumber > 0 else { throw TraceError(.badString, "an event without a kind") }
+        flowNumber = try stringNumber()
+        stepNumber = try stringNumber()
+        nameNumber = try stringNumber()
+        propertiesNumber = try stringNumber()
         seq = try int32()
         flowVersion = flags & 4 != 0 ? try int32() : nil
         occurred = previousOccurred &+ (try signed())
@@ -112,12 +128,11 @@ package struct TraceCursor {
         return narrow
     }
 
-    private mutating func string() throws(TraceError) -> UnsafeRawBufferPointer? {
+    private mutating func stringNumber() throws(TraceError) -> Int {
         let number = try varint()
-        guard number > 0 else { return nil }
         guard number <= UInt64(strings.count) else {
             throw TraceError(.badString, "string \(number) of \(strings.count)")
         }
-        return strings[Int(number - 1)]
+        return Int(number)
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import OnboardMetricsPostgres
+import OnboardMetricsSDK
 
 /// The trace path of ``SessionReader/read(on:progress:_:)``: brings the reader's buckets' traces
-/// up to date (``TraceBuilder/catchUp(on:buckets:)``), then streams them by binary COPY and runs
-/// each session's events, in event-id order, through a ``SessionGrouper`` — one session at a
-/// time, finished after each.
+/// up to date (``TraceBuilder/catchUp(on:buckets:)``), then streams them by binary COPY and groups
+/// each session's events, in event-id order, as a ``SessionGrouper`` would
+/// (``TraceSessionGrouper``) — one session at a time, finished after each.
 ///
 /// Why that equals the events stream: with every event id a UUIDv7, the stream's time never
 /// goes back, so the grouper cuts a session exactly where a gap between two of its own events
@@ -61,11 +62,13 @@ struct TraceReader {
         on connection: PostgresConnection, _ statement: String, since: UUID?, until: UUID?, progress: (Int) -> Void,
         _ body: (RecordedSession) throws -> Void
     ) throws -> SessionReader.Statistics {
-        var grouper = SessionGrouper(
-            closeAfter: DurationText.microseconds(reader.closeAfter),
-            closeFinishedAfter: reader.closeFinishedAfter.map { DurationText.microseconds($0) })
+        let closeAfter = DurationText.microseconds(reader.closeAfter)
+        let closeFinishedAfter = reader.closeFinishedAfter.map { DurationText.microseconds($0) }
+        // Sessions without a session id are cut by time (DerivedSessionID): the full grouper.
+        var streams = SessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+        var grouper = TraceSessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
         var statistics = SessionReader.Statistics()
-        var decoder = RowDecoder()
+        var decoder = TraceDecoder()
         let people = reader.people
         let cohort = reader.cohort
         func emit(_ session: RecordedSession) throws {
@@ -78,18 +81,31 @@ struct TraceReader {
                 throw PostgresError(.invalidValue, "a session_traces row lacks its session or trace")
             }
             var cursor = try TraceCursor(trace)
+            decoder.start(cursor)
+            grouper.start(sessionID)
+            let stream = DerivedSessionID.isStream(sessionID)
             while try cursor.next() {
                 if let since, cursor.eventID.isBefore(since) { continue }
                 if let until, !cursor.eventID.isBefore(until) { continue }
-                let user = cursor.userID.map { String(decoding: $0, as: UTF8.self) } ?? ""
                 let (streamTime, event, offset) = try decoder.decode(cursor)
-                try grouper.add(
-                    sessionID: sessionID, userID: { people.map { $0.person(of: user) } ?? user },
-                    streamTime: streamTime, event: consume event, clockOffset: offset, emit: emit)
+                // Asked for only when the event opens a session.
+                func user() -> String {
+                    let user = decoder.userID(cursor)
+                    return people.map { $0.person(of: user) } ?? user
+                }
+                if stream {
+                    try streams.add(
+                        sessionID: sessionID, userID: user, streamTime: streamTime, event: consume event,
+                        clockOffset: offset, emit: emit)
+                } else {
+                    try grouper.add(
+                        streamTime: streamTime, event: consume event, clockOffset: offset, userID: user, emit: emit)
+                }
                 statistics.events += 1
                 if statistics.events % 100_000 == 0 { progress(statistics.events) }
             }
             try grouper.finish(emit)
+            if stream { try streams.finish(emit) }
             statistics.peakOpenSessions = max(statistics.peakOpenSessions, 1)
         }
         return statistics

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Groups the events of one session id handed over whole and in stream order (a session trace)
+/// into the sessions a ``SessionGrouper`` makes of them, without its bookkeeping for many open
+/// sessions (an index, expiry queues, slots): per session that bookkeeping cost about as much as
+/// decoding its events.
+///
+/// Why the result is the grouper's: with the stream time never going back (``TraceReader`` reads
+/// traces only when every event id is a UUIDv7), the grouper closes a session only where a gap
+/// between two of its own events exceeds the closing time — the rule ``add(streamTime:event:clockOffset:userID:emit:)``
+/// applies — and the session's fields, clock correction and order come from the grouper's own
+/// ``SessionGrouper/append(_:streamTime:to:)`` and ``SessionGrouper/session(_:events:)``.
+/// Sessions without a session id (``DerivedSessionID``) are cut by time instead, and still go
+/// through a ``SessionGrouper``.
+struct TraceSessionGrouper {
+    private let closeAfter: Int64
+    private let closeFinishedAfter: Int64?
+    private var sessionID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+    private var builder: SessionGrouper.Builder?
+
+    init(closeAfter: Int64, closeFinishedAfter: Int64?) {
+        self.closeAfter = closeAfter
+        self.closeFinishedAfter = closeFinishedAfter
+    }
+
+    /// Starts the events of `sessionID` (after ``finish(_:)`` of the previous one).
+    mutating func start(_ sessionID: UUID) {
+        self.sessionID = sessionID
+    }
+
+    /// Adds the session's next event in stream order; `userID` is asked for when the event opens
+    /// a session. Emits the session before it when the gap cuts it.
+    mutating func add(
+        streamTime: Int64, event: consuming RecordedEvent, clockOffset: Int64?, userID: () -> String,
+        emit: (RecordedSession) throws -> Void
+    ) rethrows {
+        if let open = builder {
+            let after = open.finished ? min(closeAfter, closeFinishedAfter ?? closeAfter) : closeAfter
+            if after < Int64.max / 2, open.lastStreamTime + after < streamTime { try finish(emit) }
+        }
+        var current =
+            builder.take() ?? SessionGrouper.Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
+        let ends = event.kind == .flowCompleted || event.kind == .flowAbandoned
+        let endedFlow = ends ? event.flowID : nil
+        SessionGrouper.append(event, streamTime: streamTime, to: &current)
+        if closeFinishedAfter != nil, ends, endedFlow == nil || endedFlow == current.flowID {
+            current.finished = true
+        }
+        SessionGrouper.appendOffset(clockOffset, to: &current)
+        builder = current
+    }
+
+    /// Emits the session under way, if any.
+    mutating func finish(_ emit: (RecordedSession) throws -> Void) rethrows {
+        guard var done = builder.take() else { return }
+        var events: [RecordedEvent] = []
+        swap(&events, &done.events)
+        try emit(SessionGrouper.session(done, events: &events))
+    }
+}
