@@ -28,8 +28,11 @@ public struct RecordedSession: Sendable, Hashable {
         self.flowID = flowID
         self.flowVersion = flowVersion
         self.context = context
-        // Streams arrive nearly in order: check before paying for a sort.
-        let ordered = zip(events, events.dropFirst()).allSatisfy { ($0.time, $0.seq) <= ($1.time, $1.seq) }
+        // Streams arrive nearly in order: check before paying for a sort. By index, since zipping
+        // the events copied each one twice (retaining its strings and properties).
+        let ordered = events.indices.dropFirst().allSatisfy {
+            (events[$0 - 1].time, events[$0 - 1].seq) <= (events[$0].time, events[$0].seq)
+        }
         self.events = ordered ? events : events.sorted { ($0.time, $0.seq) < ($1.time, $1.seq) }
         // Segment and PostHog send no position within a session, so their events are stored with
         // seq 0 ("not known"). Number them here, in (time, arrival) order, so every report sees

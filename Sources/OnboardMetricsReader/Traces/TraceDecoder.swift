@@ -7,19 +7,29 @@ import OnboardMetricsSDK
 /// and comparing and hashing the same bytes on every event was a fifth of a report's time.
 struct TraceDecoder {
     private var rows = RowDecoder()
-    /// The current trace's values by string number - 1; `nil` until first used in that role.
-    private var strings: [String?] = []
-    private var kinds: [EventKind?] = []
-    private var objects: [[String: JSONValue]?] = []
+    /// The current trace's values by string number - 1, each valid when its `trace` is the
+    /// current one: a new trace only bumps the number instead of clearing three arrays.
+    private var values: [Value] = []
+    private var trace: UInt32 = 0
 
-    /// Starts a trace: forgets the previous one's values (keeping the buffers).
+    private struct Value {
+        var trace: UInt32 = 0
+        var string: String?
+        var kind: EventKind?
+        var object: [String: JSONValue]?
+    }
+
+    /// Starts a trace: the previous one's values no longer count.
     mutating func start(_ cursor: TraceCursor) {
-        strings.removeAll(keepingCapacity: true)
-        kinds.removeAll(keepingCapacity: true)
-        objects.removeAll(keepingCapacity: true)
-        strings.append(contentsOf: repeatElement(nil, count: cursor.stringCount))
-        kinds.append(contentsOf: repeatElement(nil, count: cursor.stringCount))
-        objects.append(contentsOf: repeatElement(nil, count: cursor.stringCount))
+        trace &+= 1
+        if trace == 0 {
+            // After 2^32 traces the stamps wrap: forget every value once.
+            values = []
+            trace = 1
+        }
+        if values.count < cursor.stringCount {
+            values.append(contentsOf: repeatElement(Value(), count: cursor.stringCount - values.count))
+        }
     }
 
     /// The cursor's current event: stream time, the event and its clock offset, as
@@ -39,26 +49,36 @@ struct TraceDecoder {
 
     private mutating func string(_ number: Int, _ cursor: TraceCursor) -> String? {
         guard let bytes = cursor.string(number) else { return nil }
-        if let known = strings[number - 1] { return known }
+        let slot = number - 1
+        if values[slot].trace == trace, let known = values[slot].string { return known }
         let string = String(decoding: bytes, as: UTF8.self)
-        strings[number - 1] = string
+        claim(slot)
+        values[slot].string = string
         return string
     }
 
     private mutating func kind(_ cursor: TraceCursor) throws -> EventKind {
-        let number = cursor.kindNumber
-        if let known = kinds[number - 1] { return known }
+        let slot = cursor.kindNumber - 1
+        if values[slot].trace == trace, let known = values[slot].kind { return known }
         let kind = try RowDecoder.kind(cursor.kind, source: "a trace")
-        kinds[number - 1] = kind
+        claim(slot)
+        values[slot].kind = kind
         return kind
     }
 
     private mutating func properties(_ cursor: TraceCursor) throws -> [String: JSONValue] {
-        let number = cursor.propertiesNumber
-        guard number > 0 else { return [:] }
-        if let known = objects[number - 1] { return known }
+        guard cursor.propertiesNumber > 0 else { return [:] }
+        let slot = cursor.propertiesNumber - 1
+        if values[slot].trace == trace, let known = values[slot].object { return known }
         let object = try rows.properties(cursor.properties)
-        objects[number - 1] = object
+        claim(slot)
+        values[slot].object = object
         return object
+    }
+
+    /// Makes the slot the current trace's, emptied first when it still holds another trace's.
+    private mutating func claim(_ slot: Int) {
+        guard values[slot].trace != trace else { return }
+        values[slot] = Value(trace: trace)
     }
 }
