@@ -62,64 +62,30 @@ struct TraceReader {
         on connection: PostgresConnection, _ statement: String, since: UUID?, until: UUID?, progress: (Int) -> Void,
         _ body: (RecordedSession) throws -> Void
     ) throws -> SessionReader.Statistics {
-        let closeAfter = DurationText.microseconds(reader.closeAfter)
-        let closeFinishedAfter = reader.closeFinishedAfter.map { DurationText.microseconds($0) }
-        // Sessions without a session id are cut by time (DerivedSessionID): the full grouper.
-        var streams = SessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
-        var grouper = TraceSessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+        var sessions = TraceSessions(
+            closeAfter: DurationText.microseconds(reader.closeAfter),
+            closeFinishedAfter: reader.closeFinishedAfter.map { DurationText.microseconds($0) }, people: reader.people,
+            since: since, until: until)
         var statistics = SessionReader.Statistics()
-        var decoder = TraceDecoder()
-        let people = reader.people
         let cohort = reader.cohort
         func emit(_ session: RecordedSession) throws {
             guard cohort?.admits(session) ?? true else { return }
             statistics.sessions += 1
             try body(session)
         }
+        var reported = 0
         try connection.copyOut(statement) { row in
             guard let sessionID = try row.uuid(0), let trace = row.rawBytes(1) else {
                 throw PostgresError(.invalidValue, "a session_traces row lacks its session or trace")
             }
-            var cursor = try TraceCursor(trace)
-            decoder.start(cursor)
-            grouper.start(sessionID)
-            let stream = DerivedSessionID.isStream(sessionID)
-            while try cursor.next() {
-                if let since, cursor.eventID.isBefore(since) { continue }
-                if let until, !cursor.eventID.isBefore(until) { continue }
-                let (streamTime, event, offset) = try decoder.decode(cursor)
-                // Asked for only when the event opens a session.
-                func user() -> String {
-                    let user = decoder.userID(cursor)
-                    return people.map { $0.person(of: user) } ?? user
-                }
-                if stream {
-                    try streams.add(
-                        sessionID: sessionID, userID: user, streamTime: streamTime, event: consume event,
-                        clockOffset: offset, emit: emit)
-                } else {
-                    try grouper.add(
-                        streamTime: streamTime, event: consume event, clockOffset: offset, userID: user, emit: emit)
-                }
-                statistics.events += 1
-                if statistics.events % 100_000 == 0 { progress(statistics.events) }
+            statistics.events += try sessions.read(sessionID: sessionID, trace: trace, emit: emit)
+            // One session at a time is open.
+            statistics.peakOpenSessions = 1
+            if statistics.events - reported >= 100_000 {
+                reported = statistics.events - statistics.events % 100_000
+                progress(statistics.events)
             }
-            try grouper.finish(emit)
-            if stream { try streams.finish(emit) }
-            statistics.peakOpenSessions = max(statistics.peakOpenSessions, 1)
         }
         return statistics
-    }
-}
-
-extension UUID {
-    /// Whether this uuid sorts before `other` in PostgreSQL's order (its bytes, unsigned).
-    func isBefore(_ other: UUID) -> Bool {
-        withUnsafeBytes(of: uuid) { left in
-            withUnsafeBytes(of: other.uuid) { right in
-                for index in 0..<16 where left[index] != right[index] { return left[index] < right[index] }
-                return false
-            }
-        }
     }
 }

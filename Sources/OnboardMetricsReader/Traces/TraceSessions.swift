@@ -1,0 +1,71 @@
+import Foundation
+import OnboardMetricsSDK
+
+/// Turns traces, one at a time, into the sessions a ``SessionGrouper`` makes of the same events
+/// rows: the per-row work of ``TraceReader``. One value holds the decoder and the groupers, so a
+/// trace is read inside one mutating call (the state a COPY callback captures is checked for
+/// exclusive access on every use: once per trace here, not once per field of every event).
+struct TraceSessions {
+    private var decoder = TraceDecoder()
+    private var grouper: TraceSessionGrouper
+    /// Sessions without a session id are cut by time (DerivedSessionID): the full grouper.
+    private var streams: SessionGrouper
+    private let people: PersonLinks?
+    private let since: UUID?
+    private let until: UUID?
+
+    init(closeAfter: Int64, closeFinishedAfter: Int64?, people: PersonLinks?, since: UUID?, until: UUID?) {
+        grouper = TraceSessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+        streams = SessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+        self.people = people
+        self.since = since
+        self.until = until
+    }
+
+    /// Emits the sessions of one trace's events in `[since, until)`.
+    /// - Returns: the events read.
+    mutating func read(
+        sessionID: UUID, trace: UnsafeRawBufferPointer, emit: (RecordedSession) throws -> Void
+    ) throws -> Int {
+        var cursor = try TraceCursor(trace)
+        decoder.start(cursor)
+        grouper.start(sessionID)
+        let stream = DerivedSessionID.isStream(sessionID)
+        var events = 0
+        while try cursor.next() {
+            if let since, cursor.eventID.isBefore(since) { continue }
+            if let until, !cursor.eventID.isBefore(until) { continue }
+            let (streamTime, event, offset) = try decoder.decode(cursor)
+            // Asked for only when the event opens a session.
+            let user = { [people] (decoder: inout TraceDecoder) -> String in
+                let user = decoder.userID(cursor)
+                return people.map { $0.person(of: user) } ?? user
+            }
+            if stream {
+                try streams.add(
+                    sessionID: sessionID, userID: { user(&decoder) }, streamTime: streamTime, event: consume event,
+                    clockOffset: offset, emit: emit)
+            } else {
+                try grouper.add(
+                    streamTime: streamTime, event: consume event, clockOffset: offset, userID: { user(&decoder) },
+                    emit: emit)
+            }
+            events += 1
+        }
+        try grouper.finish(emit)
+        if stream { try streams.finish(emit) }
+        return events
+    }
+}
+
+extension UUID {
+    /// Whether this uuid sorts before `other` in PostgreSQL's order (its bytes, unsigned).
+    func isBefore(_ other: UUID) -> Bool {
+        withUnsafeBytes(of: uuid) { left in
+            withUnsafeBytes(of: other.uuid) { right in
+                for index in 0..<16 where left[index] != right[index] { return left[index] < right[index] }
+                return false
+            }
+        }
+    }
+}
