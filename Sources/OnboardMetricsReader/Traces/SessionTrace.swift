@@ -60,43 +60,9 @@ package enum SessionTrace {
     /// Encodes rows, given in event-id order. The same rows always give the same bytes (strings
     /// are numbered in order of first use), so a trace can be checked by comparing bytes.
     package static func encode(_ rows: [Row]) -> [UInt8] {
-        var numbers: [[UInt8]: Int] = [:]
-        var strings: [[UInt8]] = []
-        func number(_ string: [UInt8]?) -> UInt64 {
-            guard let string else { return 0 }
-            if let found = numbers[string] { return UInt64(found + 1) }
-            numbers[string] = strings.count
-            strings.append(string)
-            return UInt64(strings.count)
-        }
-        var body: [UInt8] = []
-        body.reserveCapacity(rows.count * 40)
-        body.appendVarint(UInt64(rows.count))
-        var previous: Int64 = 0
-        for row in rows {
-            withUnsafeBytes(of: row.eventID.uuid) { body.append(contentsOf: $0) }
-            let flags: UInt64 =
-                (row.sent != nil ? 1 : 0) | (row.received != nil ? 2 : 0) | (row.flowVersion != nil ? 4 : 0)
-            body.appendVarint(flags)
-            for string in [row.userID, row.kind, row.flowID, row.stepID, row.name, row.properties] {
-                body.appendVarint(number(string))
-            }
-            body.appendSigned(Int64(row.seq))
-            if let flowVersion = row.flowVersion { body.appendSigned(Int64(flowVersion)) }
-            body.appendSigned(row.occurred &- previous)
-            previous = row.occurred
-            if let sent = row.sent { body.appendSigned(sent &- row.occurred) }
-            if let received = row.received { body.appendSigned(received &- row.occurred) }
-        }
-        var trace: [UInt8] = [version]
-        trace.reserveCapacity(body.count + strings.reduce(0) { $0 + $1.count + 2 } + 8)
-        trace.appendVarint(UInt64(strings.count))
-        for string in strings {
-            trace.appendVarint(UInt64(string.count))
-            trace.append(contentsOf: string)
-        }
-        trace.append(contentsOf: body)
-        return trace
+        var encoder = Encoder()
+        for row in rows { encoder.append(row) }
+        return encoder.trace
     }
 
     /// Decodes a whole trace into owned rows (tests, `funnel verify`); readers use ``TraceCursor``.

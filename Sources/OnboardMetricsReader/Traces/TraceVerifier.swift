@@ -52,13 +52,12 @@ public struct TraceVerifier: Sendable {
                 stored[id] = Self.hash(trace)
             }
             result.traces = stored.count
-            try TraceBuilder.forEachSession(on: connection, where: nil) { sessionID, rows in
+            try TraceBuilder.forEachSession(on: connection, where: nil) { sessionID, encoder in
                 let trace = stored.removeValue(forKey: sessionID)
                 guard !pending.contains(sessionID) else { return }
                 result.sessions += 1
                 guard let trace else { return result.missing.append(sessionID) }
-                let encoded = SessionTrace.encode(rows)
-                if trace != encoded.withUnsafeBytes({ Self.hash($0) }) { result.differing.append(sessionID) }
+                if trace != encoder.trace.withUnsafeBytes({ Self.hash($0) }) { result.differing.append(sessionID) }
             }
             result.orphaned = stored.keys.filter { !pending.contains($0) }.sorted { $0.isBefore($1) }
             return result
