@@ -70,6 +70,37 @@ import Testing
         #expect(occurrences.count == 1)
     }
 
+    /// Past a couple of dozen strings the encoder finds them by hash instead of a scan: each
+    /// string must still be stored once, numbered in order of first use (user, kind, flow, step,
+    /// name, properties of each row in turn).
+    @Test func manyStringsAreStoredOnceInOrderOfFirstUse() throws {
+        var random = Random(state: 9)
+        var rows = Self.rows(count: 300, random: &random)
+        for index in rows.indices {
+            rows[index].userID = Array("user-1".utf8)
+            rows[index].flowID = nil
+            rows[index].stepID = nil
+            rows[index].name = Array("name-\((index * 7) % 90)".utf8)
+            rows[index].properties = nil
+        }
+        var expected: [[UInt8]] = []
+        for row in rows {
+            for string in [row.userID, row.kind, row.name].compactMap({ $0 }) where !expected.contains(string) {
+                expected.append(string)
+            }
+        }
+        let trace = SessionTrace.encode(rows)
+        let strings = try trace.withUnsafeBytes { bytes in
+            let cursor = try TraceCursor(bytes)
+            return (1...cursor.stringCount).map {
+                Array(cursor.string($0) ?? UnsafeRawBufferPointer(start: nil, count: 0))
+            }
+        }
+        #expect(expected.count == 94)
+        #expect(strings == expected)
+        #expect(try SessionTrace.decode(trace) == rows)
+    }
+
     @Test func everyTruncationOrCorruptionIsAnErrorNotATrap() throws {
         var random = Random(state: 5)
         let trace = SessionTrace.encode(Self.rows(count: 12, random: &random))
