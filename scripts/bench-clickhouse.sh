@@ -12,6 +12,7 @@
 #     `--source events` (every row streamed, as before the traces), whose JSON must be the same;
 #   - PostgreSQL's binary export of the columns a report reads (what re-reading the table costs);
 # then 1 % more events arrive (new sessions, another seed) in both stores and everything runs again.
+# Then peak memory (max RSS) of one more warm report of each kind, and --flow on one connection.
 # The two funnels' counts must agree step for step, else the script fails. Ratios are funnel / ClickHouse
 # warm. Python packages come from a virtual environment the script makes (chdb pinned).
 # Usage: [REPEAT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
@@ -81,6 +82,19 @@ measure() {
     "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
         --format json --quiet --source events > "$work/flow-events.json"
     local flow_events; flow_events="$(since "$start")"
+    # Peak memory of one more warm report of each kind (max RSS, /usr/bin/time), and the warm
+    # --flow on one connection (--read-connections 1: what one core does).
+    local steps_kb flow_kb flow_one
+    steps_kb=$( { /usr/bin/time -f "%M" "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" \
+        --until "$report_end" --format json --quiet > /dev/null; } 2>&1 | tail -1)
+    flow_kb=$( { /usr/bin/time -f "%M" "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" \
+        --until "$report_end" --format json --quiet > /dev/null; } 2>&1 | tail -1)
+    start=$(now)
+    "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
+        --format json --quiet --read-connections 1 > "$work/flow-one.json"
+    flow_one="$(since "$start")"
+    cmp -s "$work/flow-one.json" "$work/flow-1.json" || { echo "$label: --flow differs on one connection" >&2; exit 1; }
+    echo "$label: peak memory (max RSS) --steps $(( steps_kb / 1024 )) MB, --flow $(( flow_kb / 1024 )) MB; --flow on one connection $flow_one s (same JSON)" >&2
     cmp -s "$work/steps-events.json" "$work/steps-1.json" || { echo "$label: --steps differs between traces and events" >&2; exit 1; }
     cmp -s "$work/flow-events.json" "$work/flow-1.json" || { echo "$label: --flow differs between traces and events" >&2; exit 1; }
     echo "$label: first report after the events arrived (traces brought up to date): --steps $steps_cold s, --flow $flow_cold s; from the events rows: --steps $steps_events s, --flow $flow_events s (same JSON)" >&2
@@ -91,7 +105,7 @@ measure() {
     echo "$label: ClickHouse cold $ch_cold s, warm ${out//$'\n'/ }; copy ${copy_s[*]}; --steps ${steps_s[*]}; --flow ${flow_s[*]}" >&2
     echo "$label: reached per step: funnel $ours; ClickHouse $theirs" >&2
     [ "$ours" = "$theirs" ] || { echo "$label: the funnels disagree" >&2; exit 1; }
-    echo "$ch_cold $ch_warm $(best "${steps_s[@]}") $(median "${steps_s[@]}") $(best "${flow_s[@]}") $(median "${flow_s[@]}") $(median "${copy_s[@]}") yes $steps_cold $flow_cold $steps_events $flow_events"
+    echo "$ch_cold $ch_warm $(best "${steps_s[@]}") $(median "${steps_s[@]}") $(best "${flow_s[@]}") $(median "${flow_s[@]}") $(median "${copy_s[@]}") yes $steps_cold $flow_cold $steps_events $flow_events $(( steps_kb / 1024 )) $(( flow_kb / 1024 )) $flow_one"
 }
 
 results=()
@@ -138,4 +152,10 @@ for line in "${results[@]}"; do
     awk -v n="$rows" -v w="$warm" -v sc="$sc" -v fc="$fc" -v se="$se" -v fe="$fe" \
         'BEGIN { printf "%10d %11.2f %7.1fx %11.2f %7.1fx %13.2f %7.1fx %13.2f %7.1fx\n", n, sc, sc / w, fc, fc / w, se, se / w, fe, fe / w }'
 done
-echo "(seconds; steps and flow: best of $repeat warm runs, from the session traces; cold: the first report after the events arrived, which brings the traces up to date; events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns)"
+printf '\n%10s %14s %13s %15s %8s\n' events "steps peak MB" "flow peak MB" "flow 1 conn s" "x ch"
+for line in "${results[@]}"; do
+    read -r rows cold warm sb sm fb fm copy agree sc fc se fe smem fmem fone <<< "$line"
+    awk -v n="$rows" -v w="$warm" -v sm="$smem" -v fm="$fmem" -v fo="$fone" \
+        'BEGIN { printf "%10d %14d %13d %15.2f %7.1fx\n", n, sm, fm, fo, fo / w }'
+done
+echo "(seconds; steps and flow: best of $repeat warm runs, from the session traces; cold: the first report after the events arrived, which brings the traces up to date; events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns; reports read on --read-connections' default, one connection per core, unless said; peak MB: max RSS of one more warm report)"
