@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Peak memory and time of reports at scale, from the session traces and from the events rows
+# (issue 33: peak memory at 10M events). For each size: generate health-study events (generator
+# defaults), ingest them, then time with /usr/bin/time (wall, user CPU, max RSS):
+#   - the first --flow report (cold: it builds every session's trace);
+#   - --steps welcome,modules,consent,account and --flow, twice each (warm);
+#   - --flow --per user, --flow on one connection, and --flow --source events (whose JSON must
+#     equal the traces' byte for byte, as must the cold report's).
+# Usage: bash scripts/bench-trace-memory.sh [EVENTS ...]   (default: 10000000)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sizes=("$@")
+[ "${#sizes[@]}" -gt 0 ] || sizes=(10000000)
+source scripts/bench/setup.sh
+until_bound="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+flow=examples/flows/health-study.json
+timed() {
+    local label="$1"; shift
+    /usr/bin/time -f "$label: %e s wall, %U s user, peak %M KB" "$bin/funnel" report "$@" --until "$until_bound" \
+        --format json --quiet
+}
+for events in "${sizes[@]}"; do
+    db="bench_mem_$events"
+    url="$(db_url "$db")"
+    fresh "$db"
+    # health-study averages about 11.9 events per session.
+    "$bin/funnel" generate --scenario health-study --sessions $(( events * 10 / 119 )) --seed 42 \
+        --out "$work/events.jsonl" >/dev/null
+    "$bin/funnel" ingest "$work/events.jsonl" --database-url "$url" --quiet
+    rm -f "$work/events.jsonl"
+    psql -Xq "$url" -c "VACUUM ANALYZE events"
+    echo "$(psql -XtA "$url" -c 'SELECT count(*) FROM events') events stored; load: $(uptime)"
+    timed "cold --flow (builds every trace)" --flow "$flow" --database-url "$url" > "$work/cold.json"
+    for run in 1 2; do
+        timed "warm --steps ($run)" --steps welcome,modules,consent,account --window 7d --database-url "$url" >/dev/null
+        timed "warm --flow ($run)" --flow "$flow" --database-url "$url" > "$work/warm.json"
+    done
+    timed "warm --flow --per user" --flow "$flow" --per user --database-url "$url" >/dev/null
+    timed "warm --flow, one connection" --flow "$flow" --read-connections 1 --database-url "$url" >/dev/null
+    timed "--flow --source events" --flow "$flow" --source events --database-url "$url" > "$work/events.json"
+    cmp -s "$work/warm.json" "$work/events.json" || { echo "traces and events differ" >&2; exit 1; }
+    cmp -s "$work/warm.json" "$work/cold.json" || { echo "cold and warm differ" >&2; exit 1; }
+    echo "same JSON from the traces (cold and warm) and from the events rows"
+    psql -XtA "$url" -c "SELECT 'session_traces ' || pg_size_pretty(pg_total_relation_size('session_traces'))"
+    psql -Xq "$admin" -c "DROP DATABASE $db"
+done
+echo "load: $(uptime)"
