@@ -5,7 +5,11 @@
 #
 #   - `funnel migrate` distributes events and sessions and runs twice without change;
 #   - `funnel ingest` of generated events lands every event once;
-#   - `funnel serve` records a batch once (posted twice);
+#   - `funnel reorder --all` through the coordinator rewrites every worker's shards in key order,
+#     every event once (a second run, without --all, finds nothing to do), and the reports below,
+#     made after it, are unchanged;
+#   - `funnel serve` records a batch once (posted twice); `funnel keys` lists and revokes through
+#     the coordinator, and serve then refuses the revoked key;
 #   - every report (with --since/--until, breakdowns, --per user) gives JSON byte-identical to the
 #     plain server's on the same events, through the coordinator and read from the workers;
 #   - a worker stopped mid-report gives a clear error, exit 69, and no report.
@@ -21,70 +25,20 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 src="${1:?usage: scripts/check-citus.sh CITUS_SOURCE_DIR}"
 src="$(cd "$src" && pwd)"
-prefix="${CITUS_PREFIX:-/tmp/onboardmetrics-citus-prefix}"
 sessions="${SESSIONS:-3000}"
 
-step() { printf '== %s\n' "$*"; }
-fail() {
-    printf 'FAIL: %s\n' "$*"
-    exit 1
-}
-
-if [ ! -x /usr/lib/postgresql/15/bin/pg_config ] || [ ! -f /usr/include/krb5.h ]; then
-    step "installing postgresql-server-dev-15 and headers"
-    apt-get install -y postgresql-server-dev-15 libkrb5-dev liblz4-dev libzstd-dev libcurl4-openssl-dev >/dev/null
-fi
-step "building Citus $(git -C "$src" describe --tags 2>/dev/null || echo '(no tag)') into $prefix"
-bash scripts/citus-build.sh "$src" "$prefix"
-bin="$prefix/usr/lib/postgresql/15/bin"
+source scripts/citus-cluster.sh
+citus_build "$src"
 
 swift build --product funnel >"${TMPDIR:-/tmp}/check-citus-build.log" 2>&1 || { tail -30 "${TMPDIR:-/tmp}/check-citus-build.log"; exit 1; }
 funnel="$(swift build --show-bin-path)/funnel"
 
-work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-citus.XXXXXX")"
-chmod 755 "$work"
-chown postgres "$work"
-as_postgres() { runuser -u postgres -- "$@"; }
-nodes=(coordinator worker1 worker2 plain)
-base=$((20000 + RANDOM % 20000))
-port() { case "$1" in coordinator) echo $base ;; worker1) echo $((base + 1)) ;; worker2) echo $((base + 2)) ;; plain) echo $((base + 3)) ;; esac; }
-url() { echo "postgres://postgres@127.0.0.1:$(port "$1")/onboardmetrics?sslmode=disable"; }
 cleanup() {
-    for node in "${nodes[@]}"; do
-        [ -f "$work/$node/postmaster.pid" ] && as_postgres "$bin/pg_ctl" -D "$work/$node" -m immediate stop >/dev/null 2>&1
-    done
     [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null
-    rm -rf "$work"
+    citus_stop_cluster
 }
 trap cleanup EXIT INT TERM
-
-step "starting a coordinator, two workers and a plain server on 127.0.0.1:$base-$((base + 3))"
-for node in "${nodes[@]}"; do
-    as_postgres "$bin/initdb" -D "$work/$node" -U postgres --auth=trust >/dev/null
-    preload="citus"
-    [ "$node" = plain ] && preload=""
-    cat >>"$work/$node/postgresql.conf" <<EOF
-port = $(port "$node")
-listen_addresses = '127.0.0.1'
-unix_socket_directories = '$work'
-shared_preload_libraries = '$preload'
-max_connections = 200
-fsync = off
-synchronous_commit = off
-EOF
-    as_postgres "$bin/pg_ctl" -D "$work/$node" -l "$work/$node.log" -w start >/dev/null
-    as_postgres "$bin/psql" -qAt -h "$work" -p "$(port "$node")" -d postgres -c "CREATE DATABASE onboardmetrics" >/dev/null
-done
-psql_on() {
-    local node="$1"
-    shift
-    as_postgres "$bin/psql" -qAt -v ON_ERROR_STOP=1 -h "$work" -p "$(port "$node")" -d onboardmetrics "$@"
-}
-for node in coordinator worker1 worker2; do psql_on "$node" -c "CREATE EXTENSION citus" >/dev/null; done
-psql_on coordinator -c "SELECT citus_set_coordinator_host('127.0.0.1', $(port coordinator))" >/dev/null
-psql_on coordinator -c "SELECT citus_add_node('127.0.0.1', $(port worker1))" >/dev/null
-psql_on coordinator -c "SELECT citus_add_node('127.0.0.1', $(port worker2))" >/dev/null
-echo "citus $(psql_on coordinator -c "SELECT extversion FROM pg_extension WHERE extname = 'citus'"), workers: $(psql_on coordinator -c "SELECT string_agg(nodename || ':' || nodeport, ' ') FROM pg_dist_node WHERE noderole = 'primary' AND shouldhaveshards AND groupid > 0")"
+citus_start_cluster
 
 coordinator="$(url coordinator)"
 plain="$(url plain)"
@@ -137,6 +91,31 @@ distinct_citus="$(psql_on coordinator -c "SELECT count(DISTINCT event_id) FROM e
 per_worker="$(psql_on coordinator -c "SELECT string_agg(nodeport || ': ' || n, ', ') FROM (SELECT nodeport, sum(result::bigint) AS n FROM run_command_on_shards('events', 'SELECT count(*) FROM %s') r JOIN citus_shards s ON s.shardid = r.shardid GROUP BY nodeport ORDER BY nodeport) t")"
 echo "events: plain $count_plain, citus $count_citus ($distinct_citus distinct ids; by worker port $per_worker)"
 [ "$count_plain" = "$count_citus" ] && [ "$count_citus" = "$distinct_citus" ] || fail "event counts differ"
+
+step "funnel reorder through the coordinator: each worker's shards, then the reports below"
+# --all: a worker's shard of a month holds a few pages, which the order measure finds in order
+# already; every partition shard is rewritten, so every row must be counted once.
+"$funnel" reorder --all --database-url "$coordinator" --format json --quiet >"$work/reorder1.json"
+"$funnel" reorder --database-url "$coordinator" --format json --quiet >"$work/reorder2.json"
+# Each run: per worker, partition shards looked at, rewritten, and rows rewritten.
+reorder_summary() {
+    python3 -c '
+import json, sys
+parts = json.load(open(sys.argv[1]))["partitions"]
+by = {}
+for p in parts:
+    w = by.setdefault(p.get("shard") or "coordinator", [0, 0, 0])
+    w[0] += 1; w[1] += p["reordered"]; w[2] += p["rows"]
+print("; ".join("%s: %d partition shards, %d rewritten, %d rows" % (k, *v) for k, v in sorted(by.items())))
+print(sum(v[2] for v in by.values()))' "$1"
+}
+reorder1="$(reorder_summary "$work/reorder1.json")"
+reorder2="$(reorder_summary "$work/reorder2.json")"
+echo "  first run: $(head -1 <<<"$reorder1")"
+echo "  second run: $(head -1 <<<"$reorder2")"
+grep -q coordinator <<<"$reorder1" && fail "reorder looked at the coordinator's empty partitions"
+[ "$(tail -1 <<<"$reorder1")" = "$count_citus" ] || fail "reorder rewrote $(tail -1 <<<"$reorder1") rows, not $count_citus"
+[ "$(tail -1 <<<"$reorder2")" = 0 ] || fail "a second reorder rewrote rows: the first left shards out of order"
 
 flow=examples/flows/health-study.json
 reports=(
@@ -226,6 +205,24 @@ for attempt in 1 2; do
     curl -sf -X POST -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
         --data-binary @"$work/batch.json" "http://127.0.0.1:$serve_port/v1/batch" | python3 -c 'import json,sys; r=json.load(sys.stdin); print("  post '"$attempt"': accepted", r["accepted"], "rejected", r["rejected"])'
 done
+step "funnel keys list and revoke through the coordinator; the revoked key is refused"
+"$funnel" keys list --database-url "$coordinator" --format json --quiet >"$work/keys1.json"
+"$funnel" keys revoke "$key" --database-url "$coordinator" --quiet >/dev/null
+"$funnel" keys list --database-url "$coordinator" --format json --quiet >"$work/keys2.json"
+key_state() { python3 -c 'import json,sys; print(" ".join("%s:%s" % (k["name"], "revoked" if k.get("revoked_at") else "active") for k in json.load(open(sys.argv[1]))["keys"]))' "$1"; }
+echo "  before: $(key_state "$work/keys1.json"); after: $(key_state "$work/keys2.json")"
+[ "$(key_state "$work/keys1.json")" = "check-citus:active" ] && [ "$(key_state "$work/keys2.json")" = "check-citus:revoked" ] ||
+    fail "keys list/revoke through the coordinator"
+refused=""
+# The server re-reads revocations within 5 seconds.
+for _ in $(seq 20); do
+    code="$(curl -s -o /dev/null -w '%{http_code}' -X POST -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+        --data-binary @"$work/batch.json" "http://127.0.0.1:$serve_port/v1/batch")"
+    [ "$code" = 401 ] && { refused=yes; break; }
+    sleep 0.5
+done
+echo "  a batch with the revoked key: HTTP $code"
+[ -n "$refused" ] || fail "the revoked key was still accepted"
 kill "$serve_pid"
 wait "$serve_pid" 2>/dev/null || true
 serve_pid=

@@ -14,7 +14,9 @@ struct ReorderCommand: AsyncParsableCommand {
             events with its primary-key index (the default partition too), then ANALYZE, one \
             partition at a time, and prints what it did: rows and size before and after per \
             partition. No row changes, so no report's result changes. On a sharded coordinator it \
-            does the same on every shard, after the coordinator.
+            does the same on every shard, after the coordinator. On a Citus coordinator it does it \
+            on each worker, to the shards of every partition placed there (the coordinator's \
+            partitions hold no rows); the shard column names the worker.
 
             A partition already in order is left as it is. Before rewriting one, the command \
             follows 64 short runs of rows in event-id order from a sample of the partition and \

@@ -2,10 +2,31 @@ import Foundation
 import Testing
 
 @testable import OnboardMetricsPostgres
+@testable import OnboardMetricsStore
 
 /// `funnel keys` (issue 31, minor): a key is revoked by the key itself without being printed
 /// back, and a name that would write control characters to a terminal is refused or escaped.
 @Suite struct KeysCommandTests {
+    /// A second revocation keeps the first one's time (the update no longer uses
+    /// `coalesce(revoked_at, now())`, which Citus refuses on a reference table).
+    @Test func revokingTwiceKeepsTheFirstRevocationTime() async throws {
+        let configuration = try await TestDatabase.migrated("keys_revoke_twice")
+        let (first, second, stored) = try await TestDatabase.withConnection(configuration) { connection in
+            let store = AppKeyStore()
+            let created = try store.create(name: "web", on: connection)
+            let first = try store.revoke(String(created.key.id), on: connection)
+            // now() is the transaction's start: a later statement gets a later time.
+            try connection.query("SELECT pg_sleep(0.05)")
+            let second = try store.revoke(created.key.prefix, on: connection)
+            let stored = try connection.query("SELECT revoked_at FROM app_keys").first?["revoked_at"].date
+            return (first, second, stored)
+        }
+        let revokedAt = try #require(first.revokedAt)
+        #expect(second.revokedAt == revokedAt)
+        #expect(stored == revokedAt)
+        #expect(second.id == first.id && second.name == "web")
+    }
+
     @Test func aKeyIsRevokedByItselfAndNeverEchoedAndNamesCarryNoControls() async throws {
         let configuration = try await TestDatabase.migrated("keys_command")
         let url = TestDatabase.url(of: configuration)

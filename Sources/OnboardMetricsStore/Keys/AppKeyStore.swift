@@ -73,12 +73,18 @@ public struct AppKeyStore: Sendable {
                     ? "no app key has id, prefix or key \(shown.debugDescription) (funnel keys list shows them)"
                     : "\(matches.count) keys have the prefix \(shown.debugDescription); revoke by id")
         }
+        // A key revoked before keeps its first revocation time. Not `coalesce(revoked_at, now())`:
+        // Citus refuses a non-immutable function inside COALESCE in an UPDATE of a reference table.
         let rows = try connection.query(
             """
-            UPDATE app_keys SET revoked_at = coalesce(revoked_at, now()) WHERE key_id = $1
+            UPDATE app_keys SET revoked_at = now() WHERE key_id = $1 AND revoked_at IS NULL
             RETURNING key_id, name, prefix, created_at, revoked_at
             """, [.int64(key.id)])
-        return rows.first.flatMap(Self.decode) ?? key
+        if let revoked = rows.first.flatMap(Self.decode) { return revoked }
+        // Revoked already (maybe by another run since the lookup above): as stored.
+        return try connection.query(
+            "SELECT key_id, name, prefix, created_at, revoked_at FROM app_keys WHERE key_id = $1", [.int64(key.id)]
+        ).first.flatMap(Self.decode) ?? key
     }
 
     /// The keys that are valid now, by digest: what the collector checks requests against.

@@ -62,8 +62,10 @@ public struct EventReorderer: Sendable {
 
     /// The leaf partitions of `events` that are tables with a primary-key index (foreign tables
     /// are left out), by name, the default partition last.
+    /// - Parameter roots: the partitioned tables to list: `events`, or a Citus worker's shard
+    ///   tables of it (`events_102008`, ...; plain identifiers).
     /// - Throws: `PostgresError` (SQLSTATE 42P01 when there is no `events` table: not migrated).
-    public func partitions(on connection: PostgresConnection) throws -> [Partition] {
+    public func partitions(of roots: [String] = ["events"], on connection: PostgresConnection) throws -> [Partition] {
         // pg_partition_tree walks pg_inherits to the leaves, so partitions of partitions count too.
         let rows: PostgresRows
         do {
@@ -72,14 +74,15 @@ public struct EventReorderer: Sendable {
                 SELECT n.nspname::text AS schema, c.relname::text AS name, ic.relname::text AS index,
                        coalesce(pg_get_expr(c.relpartbound, c.oid) = 'DEFAULT', false) AS is_default,
                        pg_total_relation_size(c.oid) AS bytes
-                FROM pg_partition_tree('events'::regclass) t
+                FROM unnest($1::text[]) AS root(name)
+                CROSS JOIN LATERAL pg_partition_tree(root.name::regclass) t
                 JOIN pg_class c ON c.oid = t.relid
                 JOIN pg_namespace n ON n.oid = c.relnamespace
                 JOIN pg_index x ON x.indrelid = c.oid AND x.indisprimary
                 JOIN pg_class ic ON ic.oid = x.indexrelid
                 WHERE t.isleaf AND c.relkind = 'r'
                 ORDER BY is_default, c.relname, n.nspname
-                """)
+                """, [.text("{" + roots.joined(separator: ",") + "}")])
         } catch var error as PostgresError where error.sqlState == "42P01" {
             error.message = "the database has no events table: run `funnel migrate` first"
             throw error
@@ -97,15 +100,16 @@ public struct EventReorderer: Sendable {
     /// - Parameters:
     ///   - connection: the database (its owner of `events`, or a superuser: `CLUSTER` needs that).
     ///   - shard: the shard's redacted URL, recorded in each result; `nil` for a single server.
+    ///   - roots: the partitioned tables whose partitions are rewritten (``partitions(of:on:)``).
     ///   - progress: called after each partition.
     /// - Returns: each partition's rows, sizes and time.
     /// - Throws: `PostgresError` with the server's SQLSTATE (e.g. 42501 without ownership).
     public func reorder(
-        on connection: PostgresConnection, shard: String? = nil,
+        on connection: PostgresConnection, shard: String? = nil, roots: [String] = ["events"],
         progress: (Progress) -> Void = { _ in }
     ) throws -> ReorderSummary {
         let start = Date()
-        let partitions = try partitions(on: connection)
+        let partitions = try partitions(of: roots, on: connection)
         var results: [ReorderSummary.Partition] = []
         for (offset, partition) in partitions.enumerated() {
             let partitionStart = Date()

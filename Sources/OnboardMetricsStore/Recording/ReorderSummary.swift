@@ -4,7 +4,8 @@
 public struct ReorderSummary: Sendable, Hashable, Codable {
     /// One partition: rewritten and analyzed, or left as it was.
     public struct Partition: Sendable, Hashable, Codable {
-        /// The shard it lies on (its redacted URL); `nil` for the database the reorder was run on.
+        /// The shard it lies on (its redacted URL; a Citus worker's `host:port`); `nil` for the
+        /// database the reorder was run on.
         public var shard: String?
         /// The partition's schema.
         public var schema: String

@@ -4,7 +4,9 @@ import OnboardMetricsPostgres
 extension EventReorderer {
     /// Reorders the events of a deployment: the database `configuration` names and, when it is
     /// a coordinator, each of its shards after it (where a sharded deployment's events are),
-    /// one database and one partition at a time.
+    /// one database and one partition at a time. On a Citus coordinator, each worker's shards of
+    /// `events` instead (``reorderCitusWorkers(_:coordinator:progress:)``): the coordinator's
+    /// partitions hold no rows.
     /// - Parameters:
     ///   - configuration: the database (a single server or a coordinator).
     ///   - progress: called after each partition; `partition.shard` names the shard.
@@ -16,6 +18,10 @@ extension EventReorderer {
         let start = Date()
         let connection = try PostgresConnection(configuration: configuration)
         defer { connection.close() }
+        if let placements = try CitusPlacements.load(on: connection) {
+            let partitions = try reorderCitusWorkers(placements, coordinator: configuration, progress: progress)
+            return ReorderSummary(partitions: partitions, seconds: Date().timeIntervalSince(start))
+        }
         var partitions = try reorder(on: connection, progress: progress).partitions
         for shard in try ShardCatalog().loadIfMigrated(on: connection).shards {
             let shardConnection = try PostgresConnection(configuration: shard.configuration)
