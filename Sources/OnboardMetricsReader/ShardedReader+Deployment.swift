@@ -76,8 +76,8 @@ extension ShardedReader {
     }
 
     /// The connections a single server is read on by default: one per core of this machine, at
-    /// most 8. Replay is CPU-bound on the reading side; measured on 1.77M events (2 cores), a
-    /// report from the traces took 0.73 s on 2 connections against 1.23 s on one (BENCHMARKS.md).
+    /// most 8. Replay is CPU-bound on the reading side: on 2 cores, `--flow` from the traces took
+    /// 0.85 s on 2 connections against 1.14 s on one at 1.77M events (BENCHMARKS.md).
     public static var automaticConnections: Int {
         min(8, max(1, ProcessInfo.processInfo.activeProcessorCount))
     }
