@@ -11,9 +11,9 @@
 #     events arrived brings its session traces up to date; the events were just written, so
 #     every server's pages are in memory already); and on the plain server with --source events (every row read, as on
 #     Citus, where there are no traces). The JSON must be byte-identical across all four;
-#   - per-worker read: the statement a --citus-workers report runs on each worker (its shards'
-#     report columns, in event-id order, binary COPY), worker 1 alone, worker 2 alone, then both at
-#     once; and the same statement on the plain server's events.
+#   - per-worker read: the statements a --citus-workers report runs on each worker (each of its
+#     shards' report columns in event-id order, binary COPY, one shard after another), worker 1
+#     alone, worker 2 alone, then both at once; and the same statement on the plain server's events.
 # Prints a table with ratios (Citus / one server) and the `uptime` load beside each figure.
 #
 #   [REPEAT=N] bash scripts/bench-citus.sh CITUS_SOURCE_DIR [EVENTS ...]   (default: 2000000 10000000)
@@ -126,7 +126,9 @@ for events in "${sizes[@]}"; do
         python3 - "$tables" >"$work/read-$node.sql" <<'PY'
 import sys
 columns = "event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, NULLIF(properties, '{}'::jsonb)"
-print("COPY (%s ORDER BY event_id) TO STDOUT (FORMAT binary)" % " UNION ALL ".join("SELECT %s FROM %s" % (columns, t) for t in sys.argv[1].split()))
+# One statement per shard, each in its own event-id order, one after another: what the reader sends.
+for t in sys.argv[1].split():
+    print("COPY (SELECT %s FROM %s ORDER BY event_id) TO STDOUT (FORMAT binary);" % (columns, t))
 PY
     done
     echo "COPY (SELECT event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, NULLIF(properties, '{}'::jsonb) FROM events ORDER BY event_id) TO STDOUT (FORMAT binary)" >"$work/read-plain.sql"

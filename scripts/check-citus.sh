@@ -12,6 +12,8 @@
 #     the coordinator, and serve then refuses the revoked key;
 #   - every report (with --since/--until, breakdowns, --per user) gives JSON byte-identical to the
 #     plain server's on the same events, through the coordinator and read from the workers;
+#   - `funnel dashboard` on the coordinator refuses a request without credentials, and its pages'
+#     JSON (flow, per user, trends) equals the same reports from the CLI, for a viewer made there;
 #   - a worker stopped mid-report gives a clear error, exit 69, and no report.
 #
 #   bash scripts/check-citus.sh CITUS_SOURCE_DIR     (a citusdata/citus checkout, tag v13.2.x)
@@ -35,6 +37,7 @@ funnel="$(swift build --show-bin-path)/funnel"
 
 cleanup() {
     [ -n "${serve_pid:-}" ] && kill "$serve_pid" 2>/dev/null
+    [ -n "${dashboard_pid:-}" ] && kill "$dashboard_pid" 2>/dev/null
     citus_stop_cluster
 }
 trap cleanup EXIT INT TERM
@@ -231,6 +234,39 @@ expected_ids="$(echo "$ids" | tr ',' '\n' | wc -l)"
 stored="$(psql_on coordinator -c "SELECT count(*) FROM events WHERE event_id IN ($ids)")"
 echo "  $expected_ids distinct events posted twice, $stored stored"
 [ "$stored" = "$expected_ids" ] || fail "serve stored $stored of $expected_ids events"
+
+step "funnel dashboard through the coordinator: sign-in, and pages equal to the CLI's reports"
+# The dashboard lists stored flows: a one-session generate through the coordinator stores them.
+"$funnel" generate --scenario health-study --sessions 1 --seed 5 --database --database-url "$coordinator" --quiet >/dev/null
+secret="$("$funnel" viewers create check-citus --database-url "$coordinator" --quiet | tail -1)"
+"$funnel" dashboard --port 0 --database-url "$coordinator" >"$work/dashboard.out" 2>"$work/dashboard.err" &
+dashboard_pid=$!
+for _ in $(seq 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
+dashboard="$(head -1 "$work/dashboard.out")"
+[ -n "$dashboard" ] || fail "the dashboard did not start: $(head -c 300 "$work/dashboard.err")"
+anonymous="$(curl -s -o /dev/null -w '%{http_code}' -H 'Accept: application/json' "$dashboard/flows/health-study")"
+echo "  without credentials: HTTP $anonymous"
+[ "$anonymous" = 401 ] || fail "the dashboard answered $anonymous without credentials"
+pages=(
+    "/flows/health-study|report --flow health-study"
+    "/flows/health-study?per=user|report --flow health-study --per user"
+    "/flows/health-study/trends?interval=week|trends --flow health-study --interval week"
+)
+for page in "${pages[@]}"; do
+    path="${page%%|*}"
+    command="${page#*|}"
+    sep="?"; [[ "$path" == *"?"* ]] && sep="&"
+    curl -fsS -u "check-citus:$secret" -H 'Accept: application/json' "$dashboard$path${sep}until=2100-01-01T00:00:00Z" \
+        >"$work/page.json" || fail "GET $path"
+    # shellcheck disable=SC2086
+    "$funnel" $command --until 2100-01-01T00:00:00Z --format json --quiet --database-url "$coordinator" >"$work/cli.json"
+    cmp -s "$work/page.json" "$work/cli.json" || fail "GET $path differs from funnel $command"
+    echo "  same ($(wc -c <"$work/page.json") bytes): GET $path = funnel $command"
+done
+kill "$dashboard_pid"
+wait "$dashboard_pid" 2>/dev/null || true
+dashboard_pid=
+grep -q "$secret" "$work/dashboard.err" && fail "the dashboard logged the viewer's secret"
 
 step "a worker stopped mid-report"
 for mode in coordinator workers; do

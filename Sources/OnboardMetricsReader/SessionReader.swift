@@ -59,15 +59,20 @@ public struct SessionReader: Sendable {
         public var peakOpenSessions = 0
     }
 
-    /// The statement the reader runs (also what the benchmark compares against).
-    public var copyStatement: String {
+    /// The statements the reader runs, one after another: one over `events`, or one per table of
+    /// ``tables`` (a Citus worker's shards of `events`). A shard holds whole sessions, so each is
+    /// read in its own event-id order and its sessions are finished before the next: one
+    /// statement over all of a worker's shards made the worker merge 32 ordered scans, at 1.7–3.1×
+    /// one server's cost an event (BENCHMARKS.md, issue 35).
+    public var copyStatements: [String] {
         var conditions: [String] = []
         if let since { conditions.append("event_id >= \(Self.boundLiteral(since))") }
         if let until { conditions.append("event_id < \(Self.boundLiteral(until))") }
         if let buckets { conditions.append(Self.bucketCondition(buckets)) }
         let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        let selects = (tables ?? ["events"]).map { "SELECT \(Self.columns) FROM \($0)\(filter)" }
-        return "COPY (\(selects.joined(separator: " UNION ALL ")) ORDER BY event_id) TO STDOUT (FORMAT binary)"
+        return (tables ?? ["events"]).map {
+            "COPY (SELECT \(Self.columns) FROM \($0)\(filter) ORDER BY event_id) TO STDOUT (FORMAT binary)"
+        }
     }
 
     /// The columns replay reads; properties only where they are not empty.
@@ -96,28 +101,27 @@ public struct SessionReader: Sendable {
             closeFinishedAfter: closeFinishedAfter.map { DurationText.microseconds($0) })
         var statistics = Statistics()
         var decoder = RowDecoder()
-        try connection.copyOut(copyStatement) { row in
-            guard let sessionID = try row.uuid(1) else {
-                throw PostgresError(.invalidValue, "an events row has no session_id")
-            }
-            let (streamTime, event, offset) = try decoder.decode(row)
-            try grouper.add(
-                sessionID: sessionID, userID: { people.map { $0.person(of: row.text(2) ?? "") } ?? row.text(2) ?? "" },
-                streamTime: streamTime, event: consume event,
-                clockOffset: offset
-            ) { session in
-                guard cohort?.admits(session) ?? true else { return }
-                statistics.sessions += 1
-                try body(session)
-            }
-            statistics.events += 1
-            if statistics.events % 100_000 == 0 { progress(statistics.events) }
-        }
-        statistics.peakOpenSessions = grouper.peakOpenCount
-        try grouper.finish { session in
+        func emit(_ session: RecordedSession) throws {
             guard cohort?.admits(session) ?? true else { return }
             statistics.sessions += 1
             try body(session)
+        }
+        for statement in copyStatements {
+            try connection.copyOut(statement) { row in
+                guard let sessionID = try row.uuid(1) else {
+                    throw PostgresError(.invalidValue, "an events row has no session_id")
+                }
+                let (streamTime, event, offset) = try decoder.decode(row)
+                try grouper.add(
+                    sessionID: sessionID,
+                    userID: { people.map { $0.person(of: row.text(2) ?? "") } ?? row.text(2) ?? "" },
+                    streamTime: streamTime, event: consume event, clockOffset: offset, emit: emit)
+                statistics.events += 1
+                if statistics.events % 100_000 == 0 { progress(statistics.events) }
+            }
+            statistics.peakOpenSessions = max(statistics.peakOpenSessions, grouper.peakOpenCount)
+            // Whole sessions per statement: finish them before the next table's.
+            try grouper.finish(emit)
         }
         return statistics
     }

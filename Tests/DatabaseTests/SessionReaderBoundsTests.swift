@@ -58,11 +58,15 @@ import Testing
     @Test func theStatementNeedsNoSettingOrFunctionOfTheTool() {
         var reader = SessionReader(since: Self.dates[1], until: Self.dates[4])
         reader.buckets = [1, 2]
-        let statement = reader.copyStatement
+        let statements = reader.copyStatements
+        #expect(statements.count == 1)
+        let statement = statements.joined()
         #expect(!statement.contains("current_setting") && !statement.contains("onboardmetrics_"))
         #expect(statement.contains("event_id >= '019b76da-a800-0000-0000-000000000000'::uuid"))
+        // A Citus worker's shards: one statement each, each in its own event-id order.
         reader.tables = ["\"events_102008\"", "\"events_102010\""]
-        #expect(reader.copyStatement.components(separatedBy: " UNION ALL ").count == 2)
-        #expect(reader.copyStatement.hasSuffix("ORDER BY event_id) TO STDOUT (FORMAT binary)"))
+        #expect(reader.copyStatements.count == 2)
+        #expect(reader.copyStatements.allSatisfy { $0.hasSuffix("ORDER BY event_id) TO STDOUT (FORMAT binary)") })
+        #expect(reader.copyStatements.last?.contains("FROM \"events_102010\" WHERE") == true)
     }
 }
