@@ -226,18 +226,7 @@ struct PropertiesInterner {
     private var count = 0
 
     mutating func object(_ json: UnsafeRawBufferPointer) throws -> [String: JSONValue] {
-        // FNV-1a over 8-byte words, then the last bytes: byte by byte it was a few percent of a
-        // report (each session's context is hashed once per trace).
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        var offset = 0
-        while offset + 8 <= json.count {
-            hash = (hash ^ json.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x100_0000_01b3
-            offset += 8
-        }
-        while offset < json.count {
-            hash = (hash ^ UInt64(json[offset])) &* 0x100_0000_01b3
-            offset += 1
-        }
+        let hash = json.contentHash
         if let bucket = buckets[hash] {
             for entry in bucket where entry.bytes.count == json.count && entry.bytes.elementsEqual(json) {
                 return entry.object

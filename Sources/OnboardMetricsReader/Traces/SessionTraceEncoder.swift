@@ -118,7 +118,7 @@ extension SessionTrace {
             if stringEnds.count <= Self.scanLimit {
                 if let found = scan(string) { return UInt64(found + 1) }
             } else {
-                let hash = Self.hash(string)
+                let hash = string.contentHash
                 for candidate in numbers[hash, default: []] where equals(candidate, string) {
                     return UInt64(candidate + 1)
                 }
@@ -129,8 +129,7 @@ extension SessionTrace {
             if stringEnds.count == Self.scanLimit + 1 {
                 // From now on by hash: index the strings so far.
                 for index in stringEnds.indices {
-                    let start = index == 0 ? 0 : stringEnds[index - 1]
-                    let hash = stringBytes[start..<stringEnds[index]].withUnsafeBytes { Self.hash($0) }
+                    let hash = stringBytes[start(of: index)..<stringEnds[index]].withUnsafeBytes(\.contentHash)
                     numbers[hash, default: []].append(index)
                 }
             }
@@ -142,19 +141,18 @@ extension SessionTrace {
             return nil
         }
 
-        private func equals(_ index: Int, _ string: UnsafeRawBufferPointer) -> Bool {
-            let start = index == 0 ? 0 : stringEnds[index - 1]
-            guard stringEnds[index] - start == string.count else { return false }
-            return stringBytes.withUnsafeBytes { bytes in
-                guard let base = bytes.baseAddress, let other = string.baseAddress else { return string.isEmpty }
-                return memcmp(base + start, other, string.count) == 0
-            }
+        /// Where string `index` (0-based) starts in `stringBytes`.
+        private func start(of index: Int) -> Int {
+            index == 0 ? 0 : stringEnds[index - 1]
         }
 
-        private static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-            return hash
+        private func equals(_ index: Int, _ string: UnsafeRawBufferPointer) -> Bool {
+            let first = start(of: index)
+            guard stringEnds[index] - first == string.count else { return false }
+            return stringBytes.withUnsafeBytes { bytes in
+                guard let base = bytes.baseAddress, let other = string.baseAddress else { return string.isEmpty }
+                return memcmp(base + first, other, string.count) == 0
+            }
         }
     }
 }

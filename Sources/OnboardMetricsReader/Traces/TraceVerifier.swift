@@ -49,7 +49,7 @@ public struct TraceVerifier: Sendable {
             var stored: [UUID: UInt64] = [:]
             try connection.copyOut("COPY session_traces (session_id, trace) TO STDOUT (FORMAT binary)") { row in
                 guard let id = try row.uuid(0), let trace = row.rawBytes(1) else { return }
-                stored[id] = Self.hash(trace)
+                stored[id] = trace.contentHash
             }
             result.traces = stored.count
             try TraceBuilder.forEachSession(on: connection, where: nil) { sessionID, encoder in
@@ -57,18 +57,11 @@ public struct TraceVerifier: Sendable {
                 guard !pending.contains(sessionID) else { return }
                 result.sessions += 1
                 guard let trace else { return result.missing.append(sessionID) }
-                if trace != encoder.trace.withUnsafeBytes({ Self.hash($0) }) { result.differing.append(sessionID) }
+                if trace != encoder.trace.withUnsafeBytes(\.contentHash) { result.differing.append(sessionID) }
             }
             result.orphaned = stored.keys.filter { !pending.contains($0) }.sorted { $0.isBefore($1) }
             return result
         }
-    }
-
-    /// FNV-1a, 64 bits.
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-        return hash
     }
 
     /// Drops every trace and builds them all again from the events.
