@@ -34,6 +34,31 @@ public struct SessionGrouper {
         var largestOffset = Int64.min
         /// Whether the session's flow completed or was abandoned.
         var finished = false
+
+        /// Whether an event at `streamTime` starts a new session instead: the gap since this
+        /// session's last event is longer than its closing time (`closeFinishedAfter`, when
+        /// shorter, once its flow finished). The one cutting rule of every grouping.
+        func isCut(at streamTime: Int64, closeAfter: Int64, closeFinishedAfter: Int64?) -> Bool {
+            let after = finished ? min(closeAfter, closeFinishedAfter ?? closeAfter) : closeAfter
+            return after < Int64.max / 2 && lastStreamTime + after < streamTime
+        }
+
+        /// Adds an event and its clock offset; returns whether the event just finished the
+        /// session's flow (marked only when `closeFinishedAfter` is given).
+        mutating func add(
+            _ event: consuming RecordedEvent, streamTime: Int64, clockOffset: Int64?, closeFinishedAfter: Int64?
+        ) -> Bool {
+            let ends = event.kind == .flowCompleted || event.kind == .flowAbandoned
+            let endedFlow = ends ? event.flowID : nil
+            SessionGrouper.append(event, streamTime: streamTime, to: &self)
+            var finishes = false
+            if closeFinishedAfter != nil, ends, endedFlow == nil || endedFlow == flowID, !finished {
+                finished = true
+                finishes = true
+            }
+            SessionGrouper.appendOffset(clockOffset, to: &self)
+            return finishes
+        }
     }
 
     struct OffsetRun {
@@ -139,13 +164,11 @@ public struct SessionGrouper {
         // A gap longer than the session's closing time ends it, whether or not other sessions'
         // events fell in the gap: so a session is cut the same way when its shard's stream (or a
         // share of the buckets) is read alone as when the whole stream is.
-        if let found = open {
-            let after =
-                builders[found].finished ? min(closeAfter, closeFinishedAfter ?? closeAfter) : closeAfter
-            if after < Int64.max / 2, builders[found].lastStreamTime + after < streamTime {
-                try close(found, emit)
-                open = nil
-            }
+        if let found = open,
+            builders[found].isCut(at: streamTime, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+        {
+            try close(found, emit)
+            open = nil
         }
         let slot: Int
         if let open {
@@ -166,16 +189,11 @@ public struct SessionGrouper {
         }
         lastSessionID = sessionID
         lastSlot = slot
-        let ends = event.kind == .flowCompleted || event.kind == .flowAbandoned
-        let endedFlow = ends ? event.flowID : nil
-        Self.append(event, streamTime: streamTime, to: &builders[slot])
-        if closeFinishedAfter != nil, ends, endedFlow == nil || endedFlow == builders[slot].flowID,
-            !builders[slot].finished
+        if builders[slot].add(
+            event, streamTime: streamTime, clockOffset: clockOffset, closeFinishedAfter: closeFinishedAfter)
         {
-            builders[slot].finished = true
             finishedExpiry.push(.init(slot: slot, sessionID: sessionID, time: streamTime))
         }
-        Self.appendOffset(clockOffset, to: &builders[slot])
         try closeExpired(emit)
     }
 
@@ -198,7 +216,7 @@ public struct SessionGrouper {
         }
     }
 
-    static func append(_ event: consuming RecordedEvent, streamTime: Int64, to builder: inout Builder) {
+    private static func append(_ event: consuming RecordedEvent, streamTime: Int64, to builder: inout Builder) {
         if event.kind == .sessionStarted {
             if case .object(let context) = event.properties["context"] { builder.context = context }
             if let flowID = event.flowID { builder.flowID = flowID }
@@ -211,7 +229,7 @@ public struct SessionGrouper {
         if streamTime > builder.lastStreamTime { builder.lastStreamTime = streamTime }
     }
 
-    static func appendOffset(_ offset: Int64?, to builder: inout Builder) {
+    private static func appendOffset(_ offset: Int64?, to builder: inout Builder) {
         let value = offset ?? unknownOffset
         if let last = builder.offsets.indices.last, builder.offsets[last].offset == value {
             builder.offsets[last].count += 1

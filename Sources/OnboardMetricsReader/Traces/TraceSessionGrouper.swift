@@ -7,9 +7,10 @@ import Foundation
 ///
 /// Why the result is the grouper's: with the stream time never going back (``TraceReader`` reads
 /// traces only when every event id is a UUIDv7), the grouper closes a session only where a gap
-/// between two of its own events exceeds the closing time — the rule ``add(streamTime:event:clockOffset:userID:emit:)``
-/// applies — and the session's fields, clock correction and order come from the grouper's own
-/// ``SessionGrouper/append(_:streamTime:to:)`` and ``SessionGrouper/session(_:events:)``.
+/// between two of its own events exceeds the closing time — the grouper's own
+/// `Builder.isCut(at:closeAfter:closeFinishedAfter:)`, applied here too — and the session's fields,
+/// flow end, clock correction and order come from the grouper's `Builder.add` and
+/// ``SessionGrouper/session(_:events:)``.
 /// Sessions without a session id (``DerivedSessionID``) are cut by time instead, and still go
 /// through a ``SessionGrouper``.
 struct TraceSessionGrouper {
@@ -34,19 +35,12 @@ struct TraceSessionGrouper {
         streamTime: Int64, event: consuming RecordedEvent, clockOffset: Int64?, userID: () -> String,
         emit: (RecordedSession) throws -> Void
     ) rethrows {
-        if let open = builder {
-            let after = open.finished ? min(closeAfter, closeFinishedAfter ?? closeAfter) : closeAfter
-            if after < Int64.max / 2, open.lastStreamTime + after < streamTime { try finish(emit) }
+        if builder?.isCut(at: streamTime, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter) == true {
+            try finish(emit)
         }
         var current =
             builder.take() ?? SessionGrouper.Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
-        let ends = event.kind == .flowCompleted || event.kind == .flowAbandoned
-        let endedFlow = ends ? event.flowID : nil
-        SessionGrouper.append(event, streamTime: streamTime, to: &current)
-        if closeFinishedAfter != nil, ends, endedFlow == nil || endedFlow == current.flowID {
-            current.finished = true
-        }
-        SessionGrouper.appendOffset(clockOffset, to: &current)
+        _ = current.add(event, streamTime: streamTime, clockOffset: clockOffset, closeFinishedAfter: closeFinishedAfter)
         builder = current
     }
 
