@@ -13,10 +13,23 @@ package struct DashboardData: Sendable {
     package var database: PostgresConfiguration
     /// Connections per server a report reads on (`--read-connections`).
     package var connections: Int?
+    /// Sessions kept decoded between reports (`--cache-events`); `nil` reads PostgreSQL every time.
+    package var cache: SessionCache?
 
-    package init(database: PostgresConfiguration, connections: Int? = nil) {
+    package init(database: PostgresConfiguration, connections: Int? = nil, cache: SessionCache? = nil) {
         self.database = database
         self.connections = connections
+        self.cache = cache
+    }
+
+    /// The reader of the deployment, as the CLI's reports make it, reading from the cache where
+    /// the cache keeps its sessions.
+    private func reader(_ reader: SessionReader, people: Bool = false) async throws -> ShardedReader {
+        var sharded = try await ShardedReader.deployment(
+            configuration: database, reader: reader, connections: connections, people: people
+        ).reader
+        sharded.cache = cache
+        return sharded
     }
 
     /// The newest version of every stored flow, by id.
@@ -61,26 +74,21 @@ package struct DashboardData: Sendable {
 
     /// The flow funnel `funnel report --flow` prints for the same options.
     package func funnel(flow: FlowDefinition, options: FunnelOptions, now: Date) async throws -> FunnelReport {
-        let deployment = try await ShardedReader.deployment(
-            configuration: database, reader: FunnelReport.reader(options: options), connections: connections,
-            people: options.unit == .user)
-        return try await FunnelReport.read(flow: flow, options: options, from: deployment.reader, now: now)
+        let sharded = try await reader(FunnelReport.reader(options: options), people: options.unit == .user)
+        return try await FunnelReport.read(flow: flow, options: options, from: sharded, now: now)
     }
 
     /// The experiment report `funnel experiment KEY` prints for the same options.
     package func experiment(options: ExperimentOptions) async throws -> ExperimentReport {
-        let deployment = try await ShardedReader.deployment(
-            configuration: database, reader: options.reader, connections: connections, people: options.unit == .user)
-        return try await deployment.reader.report { ExperimentAggregator(options: options) }
+        let sharded = try await reader(options.reader, people: options.unit == .user)
+        return try await sharded.report { ExperimentAggregator(options: options) }
     }
 
     /// Any report over the deployment, read as the CLI reads it (`funnel retention`, `correlate`, `paths`).
     package func report<Aggregate: SessionAggregator>(
         reader: SessionReader, people: Bool, _ make: @escaping @Sendable () throws -> Aggregate
     ) async throws -> Aggregate.Report {
-        let deployment = try await ShardedReader.deployment(
-            configuration: database, reader: reader, connections: connections, people: people)
-        return try await deployment.reader.report(make)
+        return try await self.reader(reader, people: people).report(make)
     }
 
     /// What the home page shows of a flow: started and completion over the last 7 and 30 days,
@@ -107,10 +115,9 @@ package struct DashboardData: Sendable {
         var trend = TrendOptions()
         trend.interval = .day
         trend.funnel.since = firstDay
-        let deployment = try await ShardedReader.deployment(
-            configuration: database, reader: FunnelReport.reader(options: last30), connections: connections)
+        let sharded = try await reader(FunnelReport.reader(options: last30))
         let prepared = trend
-        let report = try await deployment.reader.report {
+        let report = try await sharded.report {
             FlowListAggregator(
                 parts: flows.map { FunnelAggregator(flow: $0, options: last7, now: now) }
                     + flows.map { FunnelAggregator(flow: $0, options: last30, now: now) },

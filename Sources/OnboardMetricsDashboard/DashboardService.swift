@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import Logging
 import OnboardMetricsPostgres
+import OnboardMetricsReader
 import OnboardMetricsSDK
 import ServiceLifecycle
 import UnixSignals
@@ -18,6 +19,8 @@ package final class DashboardService: Sendable {
         package var database: PostgresConfiguration
         /// Connections per server a report reads on; `nil`: ``ShardedReader/automaticConnections``.
         package var readConnections: Int? = nil
+        /// The most events kept decoded between reports (``SessionCache``); 0 keeps none.
+        package var cacheEvents = DashboardService.defaultCacheEvents
         package var viewers = ViewerAuthenticator.Settings()
         /// Failed sign-ins per client address: a burst, then one per `signInInterval` seconds.
         package var signInBurst = 10.0
@@ -34,6 +37,9 @@ package final class DashboardService: Sendable {
         }
     }
 
+    /// `--cache-events`' default: about 0.7 GB of decoded sessions at most (docs/TRACES.md).
+    package static let defaultCacheEvents = 5_000_000
+
     private let group: ServiceGroup
 
     private init(group: ServiceGroup) {
@@ -43,7 +49,10 @@ package final class DashboardService: Sendable {
     /// The dashboard's decisions for `settings`, without a server (what the routes are built on).
     package static func dashboard(settings: Settings) -> Dashboard {
         Dashboard(
-            data: DashboardData(database: settings.database, connections: settings.readConnections),
+            data: DashboardData(
+                database: settings.database, connections: settings.readConnections,
+                cache: settings.cacheEvents > 0
+                    ? SessionCache(configuration: settings.database, maximumEvents: settings.cacheEvents) : nil),
             viewers: ViewerAuthenticator(database: settings.database, settings: settings.viewers),
             limiter: SignInLimiter(rate: 1 / max(settings.signInInterval, 0.001), burst: settings.signInBurst),
             logger: settings.logger, cookieSecure: settings.cookieSecure)

@@ -32,6 +32,9 @@ public struct ShardedReader: Sendable {
     public var reader: SessionReader
     /// The sources, read in parallel.
     public var sources: [Source]
+    /// Sessions kept decoded between reports (a long-running dashboard): read from it when it
+    /// keeps this reader's sessions (one server, no bounds), else from PostgreSQL.
+    public var cache: SessionCache?
 
     /// A reader of these sources.
     public init(reader: SessionReader, sources: [Source]) {
@@ -103,6 +106,11 @@ public struct ShardedReader: Sendable {
     ) async throws -> [Consumer] {
         let sources = sources
         let reader = reader
+        if let cache, sources.allSatisfy({ $0.configuration == cache.configuration && $0.tables == nil }),
+            let snapshot = try await BlockingIO.run({ try cache.snapshot(for: reader) })
+        {
+            return try await read(snapshot, parts: sources.count, progress: progress, make)
+        }
         let counts = NIOLockedValueBox([Int](repeating: 0, count: sources.count))
         return try await withThrowingTaskGroup(of: (Int, Consumer).self) { group in
             for (index, source) in sources.enumerated() {

@@ -51,6 +51,15 @@ struct DashboardCommand: AsyncParsableCommand {
                 + "(but for http://localhost) then never send the cookie back and the form cannot sign in."))
     var cookieSecure = false
 
+    @Option(
+        help: ArgumentHelp(
+            "The most events whose sessions are kept decoded in memory between reports; 0 keeps none.",
+            discussion: "Kept sessions make a report read only the sessions written since the last one "
+                + "(about 140 bytes of memory per event; docs/TRACES.md). Used on a single server for "
+                + "reports without --since/--until; beyond this many events, and on shards or Citus, "
+                + "every report reads PostgreSQL."))
+    var cacheEvents = DashboardService.defaultCacheEvents
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var read: ReadOptions
 
@@ -59,6 +68,7 @@ struct DashboardCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
+        guard cacheEvents >= 0 else { throw ValidationError("--cache-events must be 0 or more") }
         guard signInBurst >= 1 else { throw ValidationError("--sign-in-burst must be at least 1") }
         guard signInInterval > 0, signInInterval <= 86_400 else {
             throw ValidationError("--sign-in-interval must be between 0 and 86400 seconds (not 0)")
@@ -90,6 +100,7 @@ struct DashboardCommand: AsyncParsableCommand {
         settings.host = host
         settings.port = port
         settings.readConnections = read.connections
+        settings.cacheEvents = cacheEvents
         settings.signInBurst = signInBurst
         settings.signInInterval = signInInterval
         settings.cookieSecure = cookieSecure

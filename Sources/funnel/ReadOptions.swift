@@ -38,7 +38,7 @@ struct ReadOptions: ParsableArguments {
             "Where sessions are read from: auto, traces or events.",
             discussion: "auto (the default) reads the session traces — a compact copy of each session's events, "
                 + "brought up to date first — and falls back to the events where they cannot be used (a database "
-                + "not migrated to 0006, a read-only role with sessions awaiting a rebuild, event ids that are not "
+                + "not migrated to 0007, a read-only role with sessions awaiting a rebuild, event ids that are not "
                 + "UUIDv7). traces insists on them (an error otherwise); events streams every events row, as "
                 + "before. The results are the same; `funnel verify` checks the traces."))
     var source: SessionSource = .automatic

@@ -28,7 +28,7 @@ struct VerifyCommand: AsyncParsableCommand {
             Output: a summary per database (--format json: stable keys, the session ids in full). \
             Exit status: 0 the traces match, 3 a mismatch was found (run with --rebuild to repair), \
             69 the database cannot be reached, 1 an error PostgreSQL reported (e.g. a database not \
-            migrated to 0006: run `funnel migrate`).
+            migrated to 0007: run `funnel migrate`).
 
             Examples:
               funnel verify

@@ -16,10 +16,13 @@ package struct TraceBuilder: Sendable {
 
     package init() {}
 
-    /// Whether the database has the traces (migration 0006).
+    /// Whether the database has the traces and their change record (migrations 0006 and 0007).
     package static func isMigrated(on connection: PostgresConnection) throws -> Bool {
         try connection.query(
-            "SELECT to_regclass('session_traces') IS NOT NULL AND to_regclass('trace_dirty') IS NOT NULL"
+            """
+            SELECT to_regclass('session_traces') IS NOT NULL AND to_regclass('trace_dirty') IS NOT NULL
+                AND to_regclass('trace_removals') IS NOT NULL
+            """
         )
         .first?[0].bool ?? false
     }
@@ -57,7 +60,11 @@ package struct TraceBuilder: Sendable {
     @discardableResult
     package func rebuildAll(on connection: PostgresConnection) throws -> Int {
         try connection.transaction { connection in
-            try connection.query("DELETE FROM session_traces")
+            // Recorded as removed: a reader keeping sessions between reports drops those that
+            // do not come back (sessions whose events are gone).
+            try connection.query(
+                "WITH gone AS (DELETE FROM session_traces RETURNING session_id) INSERT INTO trace_removals (session_id) SELECT session_id FROM gone"
+            )
             try connection.query("INSERT INTO trace_dirty (session_id) SELECT DISTINCT session_id FROM events")
         }
         return try catchUp(on: connection, buckets: nil)
@@ -98,6 +105,14 @@ package struct TraceBuilder: Sendable {
         var built: [Built] = []
         try Self.forEachSession(on: connection, where: "session_id = ANY (\(ids))") { sessionID, encoder in
             built.append(Built(sessionID: sessionID, encoder: encoder))
+        }
+        // Sessions whose events are all gone: their traces were removed and nothing replaces them.
+        let rebuilt = Set(built.map(\.sessionID))
+        let removed = taken.filter { !rebuilt.contains($0) }
+        if !removed.isEmpty {
+            let removedIDs = "'{" + removed.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
+            try connection.query(
+                "INSERT INTO trace_removals (session_id) SELECT unnest(\(removedIDs))")
         }
         guard !built.isEmpty else { return (taken.count, last) }
         try connection.copyIn(

@@ -21,7 +21,7 @@ struct TraceReader {
         on connection: PostgresConnection, progress: (Int) -> Void, _ body: (RecordedSession) throws -> Void
     ) throws -> SessionReader.Statistics? {
         guard try TraceBuilder.isMigrated(on: connection) else {
-            return try unavailable("the database has no session traces (migration 0006)")
+            return try unavailable("the database has no session traces (migrations 0006 and 0007)")
         }
         if try TraceBuilder.hasDirty(on: connection, buckets: reader.buckets) {
             do {

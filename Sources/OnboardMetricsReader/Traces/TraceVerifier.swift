@@ -28,7 +28,7 @@ public struct TraceVerifier: Sendable {
     /// A verifier.
     public init() {}
 
-    /// Whether the database has session traces (migration 0006).
+    /// Whether the database has session traces (migrations 0006 and 0007).
     public func isAvailable(on connection: PostgresConnection) throws -> Bool {
         try TraceBuilder.isMigrated(on: connection)
     }

@@ -67,7 +67,7 @@ public struct CitusDistribution: Sendable {
                 DROP TRIGGER IF EXISTS events_traces_delete ON events;
                 DROP TRIGGER IF EXISTS events_traces_update ON events;
                 DROP TRIGGER IF EXISTS events_traces_truncate ON events;
-                DROP TABLE IF EXISTS session_traces, trace_dirty
+                DROP TABLE IF EXISTS session_traces, trace_dirty, trace_removals
                 """)
         }
         for table in Self.distributedTables where existing[table] == nil {

@@ -1,0 +1,207 @@
+import Foundation
+import NIOConcurrencyHelpers
+import OnboardMetricsPostgres
+
+/// One database's sessions kept decoded between reports, for a long-running process (`funnel
+/// dashboard`): a report reads the sessions from memory after asking PostgreSQL only for the
+/// traces written since the last one (migration 0007's `written_by` and `trace_removals`).
+///
+/// What it holds is what ``TraceReader`` would emit from the same traces with no `--since` /
+/// `--until` and no person links (those are applied as each report reads: a person is a function of
+/// the id that opened the session, and the cohort of the person). So a report from the cache
+/// equals one from the traces, which equals one from the events; `SessionCacheTests` checks that
+/// after writes, resends, deletions and rebuilds.
+///
+/// Why the watermark is a transaction id: a catch-up writes traces in its own transaction, and
+/// catch-ups of different buckets run side by side, so rows are not committed in the order of
+/// any counter they could take. Every transaction below a snapshot's `xmin` had finished when the
+/// snapshot was taken, so everything it wrote was seen; next time the cache asks for what was
+/// written from that `xmin` on (some of it again: replacing a session by itself changes nothing).
+public final class SessionCache: Sendable {
+    /// The server whose traces are kept (a single server: not shards, not Citus).
+    public let configuration: PostgresConfiguration
+    /// Beyond this many events the cache keeps nothing and reports read as without it.
+    public let maximumEvents: Int
+    private let state = NIOLockedValueBox(State())
+
+    /// - Parameters:
+    ///   - configuration: the single server the reports read.
+    ///   - maximumEvents: the most events kept decoded (about 140 bytes each, docs/TRACES.md).
+    public init(configuration: PostgresConfiguration, maximumEvents: Int) {
+        self.configuration = configuration
+        self.maximumEvents = maximumEvents
+    }
+
+    /// What a read of the cache gives: every session, and how many events they hold.
+    struct Snapshot: Sendable {
+        var sessions: [RecordedSession]
+        var events: Int
+    }
+
+    /// The sessions one trace gave.
+    struct Slot: Sendable {
+        var sessions: [RecordedSession]
+        var events: Int
+    }
+
+    /// The grouping a set of kept sessions was made with: another needs sessions of its own.
+    struct Key: Hashable, Sendable {
+        var closeAfter: Int64
+        var closeFinishedAfter: Int64?
+    }
+
+    struct Entry: Sendable {
+        var slots: [UUID: Slot] = [:]
+        /// Sessions whose event ids are not all UUIDv7: while any is kept, reports read the events.
+        var irregular: Set<UUID> = []
+        var events = 0
+        /// Every kept session in one array, made again after a change: reports walk an array
+        /// (a third of a warm report's time went to walking the dictionary and copying slots).
+        var flat: [RecordedSession]?
+        /// The xmin of the last read's snapshot (nil: nothing read yet).
+        var watermark: UInt64?
+
+        mutating func remove(_ sessionID: UUID) {
+            guard let old = slots.removeValue(forKey: sessionID) else { return }
+            events -= old.events
+            irregular.remove(sessionID)
+            flat = nil
+        }
+
+        mutating func put(_ sessionID: UUID, slot: Slot, irregular isIrregular: Bool) {
+            remove(sessionID)
+            slots[sessionID] = slot
+            events += slot.events
+            if isIrregular { irregular.insert(sessionID) }
+            flat = nil
+        }
+
+        mutating func sessions() -> [RecordedSession] {
+            if let flat { return flat }
+            var all: [RecordedSession] = []
+            all.reserveCapacity(slots.count)
+            for slot in slots.values { all.append(contentsOf: slot.sessions) }
+            flat = all
+            return all
+        }
+    }
+
+    struct State: Sendable {
+        /// At most two groupings are kept (the reports' default and one other); the older goes.
+        var entries: [(key: Key, entry: Entry)] = []
+        /// Groupings found to hold more than `maximumEvents`: not tried again by this process.
+        var tooLarge: Set<Key> = []
+    }
+
+    enum Outcome {
+        case ready
+        /// The reader must read PostgreSQL this time (no migration 0007, a role that may only read).
+        case unavailable
+        /// More events than `maximumEvents`.
+        case tooLarge
+    }
+
+    /// The sessions for `reader`'s grouping, brought up to date; `nil` when the reader must read
+    /// PostgreSQL instead (bounds, a source of events, irregular ids, too many events, a role
+    /// that may not bring the traces up to date, a database without migration 0007).
+    /// - Throws: `PostgresError` for a failed read.
+    func snapshot(for reader: SessionReader) throws -> Snapshot? {
+        guard reader.since == nil, reader.until == nil, reader.source != .events, reader.tables == nil,
+            reader.buckets == nil
+        else { return nil }
+        let key = Key(
+            closeAfter: DurationText.microseconds(reader.closeAfter),
+            closeFinishedAfter: reader.closeFinishedAfter.map { DurationText.microseconds($0) })
+        let configuration = configuration
+        let maximumEvents = maximumEvents
+        // Under the lock: a second report waits for the first one's refresh rather than doing
+        // it again. Reading the sessions happens outside (the snapshot is a copy on write).
+        return try state.withLockedValue { state in
+            guard !state.tooLarge.contains(key) else { return nil }
+            let index = state.entries.firstIndex { $0.key == key }
+            var entry = index.map { state.entries.remove(at: $0).entry } ?? Entry()
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            switch try Self.refresh(&entry, key: key, on: connection, maximumEvents: maximumEvents) {
+            case .ready: break
+            case .unavailable: return nil
+            case .tooLarge:
+                state.tooLarge.insert(key)
+                return nil
+            }
+            guard entry.irregular.isEmpty else {
+                state.entries.append((key, entry))
+                return nil
+            }
+            let snapshot = Snapshot(sessions: entry.sessions(), events: entry.events)
+            state.entries.append((key, entry))
+            if state.entries.count > 2 { state.entries.removeFirst() }
+            return snapshot
+        }
+    }
+
+    /// Drops every kept session.
+    public func removeAll() {
+        state.withLockedValue {
+            $0.entries.removeAll()
+            $0.tooLarge.removeAll()
+        }
+    }
+
+    /// Brings `entry` up to date; unless `.ready`, the caller drops it.
+    static func refresh(
+        _ entry: inout Entry, key: Key, on connection: PostgresConnection, maximumEvents: Int
+    ) throws -> Outcome {
+        guard try TraceBuilder.isMigrated(on: connection) else { return .unavailable }
+        if try TraceBuilder.hasDirty(on: connection, buckets: nil) {
+            do {
+                try TraceBuilder().catchUp(on: connection, buckets: nil)
+            } catch let error as PostgresError where error.sqlState == "42501" || error.sqlState == "25006" {
+                return .unavailable
+            }
+        }
+        return try connection.transaction { connection in
+            // One snapshot for the watermark, the removals and the traces.
+            try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+            guard
+                let xmin = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").first?[0]
+                    .string.flatMap({ UInt64($0) })
+            else { throw PostgresError(.invalidValue, "the server gave no snapshot xmin") }
+            var filter = ""
+            if let watermark = entry.watermark {
+                filter = " WHERE written_by >= '\(watermark)'::xid8"
+                // Removed and not back since: a session written again is in the traces read next.
+                for row in try connection.query(
+                    """
+                    SELECT DISTINCT r.session_id FROM trace_removals r
+                    WHERE r.written_by >= '\(watermark)'::xid8
+                      AND NOT EXISTS (SELECT 1 FROM session_traces t WHERE t.session_id = r.session_id)
+                    """)
+                {
+                    guard let sessionID = row[0].uuid else {
+                        throw PostgresError(.invalidValue, "a trace_removals row lacks its session")
+                    }
+                    entry.remove(sessionID)
+                }
+            }
+            var sessions = TraceSessions(
+                closeAfter: key.closeAfter, closeFinishedAfter: key.closeFinishedAfter, people: nil, since: nil,
+                until: nil)
+            var tooMany = false
+            try connection.copyOut(
+                "COPY (SELECT session_id, irregular, trace FROM session_traces\(filter)) TO STDOUT (FORMAT binary)"
+            ) { row in
+                guard !tooMany else { return }
+                guard let sessionID = try row.uuid(0), let irregular = try row.bool(1), let trace = row.rawBytes(2)
+                else { throw PostgresError(.invalidValue, "a session_traces row lacks a column") }
+                var slot = Slot(sessions: [], events: 0)
+                slot.events = try sessions.read(sessionID: sessionID, trace: trace) { slot.sessions.append($0) }
+                entry.put(sessionID, slot: slot, irregular: irregular)
+                tooMany = entry.events > maximumEvents
+            }
+            guard !tooMany else { return .tooLarge }
+            entry.watermark = xmin
+            return .ready
+        }
+    }
+}
