@@ -1,0 +1,251 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
+@testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
+
+/// Sessions kept decoded between reports (``SessionCache``) equal a fresh read of the events,
+/// after any interleaving of writes, resends, deletes, updates, truncation and rebuilds, with
+/// each refresh reading only the traces written since the last.
+@Suite struct SessionCacheTests {
+    typealias Exactness = SessionTraceExactnessTests
+
+    /// The readers a cache serves (no bounds): default closing, early closing of finished
+    /// sessions, short closing, people as users.
+    static func readers() -> [SessionReader] {
+        var people = SessionReader(closeAfter: 3_600)
+        people.people = PersonLinks()
+        return [
+            SessionReader(), SessionReader(closeAfter: 8 * 86_400, closeFinishedAfter: 3_600),
+            SessionReader(closeAfter: 600), people,
+        ]
+    }
+
+    /// The cache's sessions for `reader`, sorted as ``SessionTraceExactnessTests`` sorts; `nil` when
+    /// the cache declined.
+    static func cached(_ cache: SessionCache, _ reader: SessionReader) async throws -> [RecordedSession]? {
+        guard let snapshot = try await BlockingIO.run({ try cache.snapshot(for: reader) }) else { return nil }
+        return snapshot.sessions.sorted {
+            ($0.sessionID.uuidString, $0.events.first?.time ?? 0) < (
+                $1.sessionID.uuidString, $1.events.first?.time ?? 0
+            )
+        }
+    }
+
+    /// Compares with `caches[i]` serving `readers()[i]` and the last one the funnel report: a cache
+    /// keeps two groupings, so one cache for all would read most of them from scratch each time.
+    static func compare(
+        _ configuration: PostgresConfiguration, caches: [SessionCache], flow: FlowDefinition, now: Date, step: String
+    ) async throws {
+        for (position, reader) in readers().enumerated() {
+            let cache = caches[position]
+            let events = try await Exactness.sessions(configuration, reader, source: .events, connections: 1)
+            // People apply as a report reads: compare through the reader, and the kept sessions.
+            var sharded = ShardedReader(
+                reader: reader, topology: ShardTopology(shards: []), coordinator: configuration, connectionsPerShard: 2)
+            sharded.cache = cache
+            let read = try await sharded.read { Exactness.Collected() }.flatMap(\.sessions).sorted {
+                ($0.sessionID.uuidString, $0.events.first?.time ?? 0) < (
+                    $1.sessionID.uuidString, $1.events.first?.time ?? 0
+                )
+            }
+            // Booleans: a failure prints the step, not two thousand sessions.
+            let sameRead = read == events
+            #expect(read.count == events.count, "\(step), reader \(position): sessions read through the cache")
+            #expect(sameRead, "\(step), reader \(position): read through the cache")
+            let kept = try await cached(cache, reader)
+            #expect(kept != nil, "\(step), reader \(position): the cache declined")
+            if reader.people == nil {
+                let sameKept = kept == events
+                #expect(sameKept, "\(step), reader \(position): kept sessions")
+            }
+        }
+        let options = {
+            var options = FunnelOptions()
+            options.reportEnd = now
+            return options
+        }()
+        var eventsReader = FunnelReport.reader(options: options)
+        eventsReader.source = .events
+        let fromEvents = try await ShardedReader(
+            reader: eventsReader, sources: [.init(configuration: configuration, buckets: nil)]
+        )
+        .report { FunnelAggregator(flow: flow, options: options, now: now) }
+        var cachedReader = ShardedReader(
+            reader: FunnelReport.reader(options: options), topology: ShardTopology(shards: []),
+            coordinator: configuration, connectionsPerShard: 2)
+        cachedReader.cache = caches[readers().count]
+        let fromCache = try await cachedReader.report { FunnelAggregator(flow: flow, options: options, now: now) }
+        #expect(try ReportJSON.encode(fromEvents) == ReportJSON.encode(fromCache), "\(step): funnel report JSON")
+    }
+
+    @Test(arguments: [UInt64(1), 2])
+    func keptSessionsEqualAFreshReadAfterAnyInterleaving(seed: UInt64) async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_\(seed)")
+        let caches = (0...Self.readers().count).map { _ in
+            SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        }
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: seed)
+        let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
+        let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
+        var random = SeededRandom(seed: seed + 100)
+        var pending = (0..<200).flatMap { generator.session($0).events }
+        for index in pending.indices where index % 41 == 0 {
+            pending[index].sessionID = DerivedSessionID.stream(user: pending[index].userID)
+        }
+        pending.shuffle(using: &random)
+        let now = (pending.map(\.occurredAt).max() ?? Date()).addingTimeInterval(86_400)
+        var written: [Event] = []
+        var step = 0
+        // Past the last batch too: then deleted sessions stay deleted (no pending event of theirs
+        // brings them back).
+        while !pending.isEmpty || step < 50 {
+            step += 1
+            var batch: [Event] = []
+            var statement: (String, [String])?
+            var rebuild = false
+            switch random.next() % 10 {
+            case 0..<5:
+                let count = min(pending.count, Int(random.next() % 500) + 1)
+                batch = Array(pending.prefix(count))
+                pending.removeFirst(count)
+            case 5:
+                batch = written.shuffled(using: &random).prefix(40).map { event in
+                    var event = event
+                    event.sentAt = event.sentAt?.addingTimeInterval(3)
+                    return event
+                }
+            case 6:
+                // Whole sessions deleted: their traces go and nothing replaces them.
+                let sessions = Set(written.shuffled(using: &random).prefix(3).map(\.sessionID))
+                statement = (
+                    "DELETE FROM events WHERE session_id = ANY (string_to_array($1, ',')::uuid[])",
+                    sessions.map(\.uuidString)
+                )
+            case 7:
+                statement = (
+                    "UPDATE events SET occurred_at = occurred_at + interval '2 hours', step_id = 'moved' "
+                        + "WHERE event_id = ANY (string_to_array($1, ',')::uuid[])",
+                    written.shuffled(using: &random).prefix(20).map(\.eventID.uuidString)
+                )
+            case 8 where step % 3 == 0:
+                statement = ("TRUNCATE events", [])
+            case 9:
+                rebuild = true
+            default:
+                break
+            }
+            let events = batch
+            let change = statement
+            let rebuilds = rebuild
+            try await TestDatabase.withConnection(configuration) { connection in
+                if !events.isEmpty { _ = try EventStore().write(events, on: connection, receivedAt: now) }
+                if let (sql, ids) = change {
+                    try connection.query(sql, sql.contains("$1") ? [.text(ids.joined(separator: ","))] : [])
+                }
+                if rebuilds { try TraceBuilder().rebuildAll(on: connection) }
+            }
+            written += batch
+            if statement != nil || random.next() % 2 == 0 {
+                try await Self.compare(configuration, caches: caches, flow: flow, now: now, step: "step \(step)")
+            }
+        }
+        try await Self.compare(configuration, caches: caches, flow: flow, now: now, step: "the end")
+        let removals = try await TestDatabase.withConnection(configuration) {
+            try $0.query("SELECT count(*)::text FROM trace_removals").first?[0].string
+        }
+        #expect(Int(removals ?? "") ?? 0 > 0, "no session was removed")
+    }
+
+    /// A trace written by a transaction still open when the cache refreshed (its id below the
+    /// refresh's snapshot) is read by the next refresh, once committed.
+    @Test func aTraceCommittedAfterARefreshByAnOlderTransactionIsReadNextTime() async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_inflight")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 7)
+        let first = (0..<20).flatMap { generator.session($0).events }
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(first, on: $0, receivedAt: Date())
+        }
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        let reader = SessionReader()
+        #expect(try await Self.cached(cache, reader)?.count == 20)
+        // An older transaction, open across the next refresh.
+        let open = try PostgresConnection(configuration: configuration)
+        defer { open.close() }
+        try open.query("BEGIN")
+        try open.query("SELECT pg_current_xact_id()::text")
+        // A younger one writes a new session and commits; the refresh sees it.
+        let later = generator.session(20).events
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(later, on: $0, receivedAt: Date())
+        }
+        #expect(try await Self.cached(cache, reader)?.count == 21)
+        // The older one now replaces a trace (session 0's by session 1's events) and commits.
+        let (target, source) = (first[0].sessionID, generator.session(1).events[0].sessionID)
+        try open.query(
+            """
+            UPDATE session_traces SET trace = (SELECT trace FROM session_traces WHERE session_id = $2),
+                written_by = pg_current_xact_id()
+            WHERE session_id = $1
+            """, [.uuid(target), .uuid(source)])
+        try open.query("COMMIT")
+        let traces = try await Exactness.sessions(configuration, reader, source: .traces, connections: 1)
+        let kept = try await Self.cached(cache, reader)
+        let same = kept == traces
+        #expect(same, "the kept sessions differ from a read of the traces")
+        let replaced = kept?.first { $0.sessionID == target }
+        let sameEvents = replaced?.events == traces.first { $0.sessionID == source }?.events
+        #expect(sameEvents, "the kept session \(target) does not have the replacing trace's events")
+    }
+
+    /// A session whose events are all deleted leaves the cache; so does everything at TRUNCATE, and
+    /// a rebuild from scratch keeps the sessions that still have events.
+    @Test func deletedSessionsLeaveTheCache() async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_removals")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 5)
+        let events = (0..<10).flatMap { generator.session($0).events }
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(events, on: $0, receivedAt: Date())
+        }
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        #expect(try await Self.cached(cache, SessionReader())?.count == 10)
+        let gone = events[0].sessionID
+        try await TestDatabase.withConnection(configuration) {
+            try $0.query("DELETE FROM events WHERE session_id = $1", [.uuid(gone)])
+        }
+        let kept = try await Self.cached(cache, SessionReader())
+        #expect(kept?.count == 9)
+        #expect(kept?.contains { $0.sessionID == gone } == false)
+        try await TestDatabase.withConnection(configuration) { try TraceBuilder().rebuildAll(on: $0) }
+        #expect(try await Self.cached(cache, SessionReader())?.count == 9)
+        try await TestDatabase.withConnection(configuration) { try $0.query("TRUNCATE events") }
+        #expect(try await Self.cached(cache, SessionReader())?.count == 0)
+    }
+
+    /// Beyond its limit the cache keeps nothing, and reports read PostgreSQL (the same result).
+    @Test func aCacheOverItsLimitDeclinesAndReportsReadPostgreSQL() async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_limit")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 3)
+        let events = (0..<30).flatMap { generator.session($0).events }
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(events, on: $0, receivedAt: Date())
+        }
+        let cache = SessionCache(configuration: configuration, maximumEvents: events.count / 2)
+        #expect(try await Self.cached(cache, SessionReader()) == nil)
+        var sharded = ShardedReader(
+            reader: SessionReader(), topology: ShardTopology(shards: []), coordinator: configuration,
+            connectionsPerShard: 1)
+        sharded.cache = cache
+        let read = try await sharded.read { Exactness.Collected() }.flatMap(\.sessions)
+        #expect(read.count == 30)
+        // Bounds are not kept either.
+        let large = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        #expect(try await Self.cached(large, SessionReader(since: Date(timeIntervalSince1970: 0))) == nil)
+        #expect(try await Self.cached(large, SessionReader())?.count == 30)
+    }
+}
