@@ -13,6 +13,11 @@
 #   - PostgreSQL's binary export of the columns a report reads (what re-reading the table costs);
 # then 1 % more events arrive (new sessions, another seed) in both stores and everything runs again.
 # Then peak memory (max RSS) of one more warm report of each kind, and --flow on one connection.
+# Then the same two funnels from `funnel dashboard` (a long-running process that keeps the sessions
+# decoded between reports, SessionCache), as JSON over HTTP with a signed-in cookie: its first
+# request for the events (a cold start loads every session; after 1 % more, only the new traces),
+# then REPEAT warm requests; its JSON must match the CLI's (report_end aside: the dashboard's runs
+# to now) and its counts ClickHouse's; and the dashboard's peak memory (VmHWM).
 # The two funnels' counts must agree step for step, else the script fails. Ratios are funnel / ClickHouse
 # warm. Python packages come from a virtual environment the script makes (chdb pinned).
 # Usage: [REPEAT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
@@ -33,6 +38,28 @@ source scripts/bench/setup.sh
 best() { printf '%s\n' "$@" | sort -g | head -1; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 steps="welcome,modules,consent,account"
+dash_pid=""
+# Starts `funnel dashboard` on database URL $1 (kept sessions up to 100M events) and signs in.
+start_dashboard() {
+    local url="$1"
+    psql -Xq "$url" -v def="$(cat examples/flows/health-study.json)" \
+        -c "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
+    local secret
+    secret="$("$bin/funnel" viewers create bench --database-url "$url" --quiet | tail -1)"
+    "$bin/funnel" dashboard --port 0 --database-url "$url" --cache-events 100000000 --quiet \
+        > "$work/dashboard.out" 2> "$work/dashboard.err" &
+    dash_pid=$!
+    bench_cleanup_hooks+=("kill $dash_pid")
+    for _ in $(seq 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
+    dash_base="$(head -1 "$work/dashboard.out")"
+    [ -n "$dash_base" ] || { cat "$work/dashboard.err" >&2; exit 1; }
+    curl -fsS -o /dev/null -c "$work/cookies" --data-urlencode "name=bench" --data-urlencode "secret=$secret" "$dash_base/login"
+}
+stop_dashboard() { kill "$dash_pid"; wait "$dash_pid" 2>/dev/null || true; }
+# One JSON page of the dashboard into file $2; prints the seconds it took.
+dash_get() { curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o "$2" -w '%{time_total}' "$dash_base$1"; }
+dash_steps="/funnel?steps=$steps&window=7d"
+dash_flow="/flows/health-study"
 window_us=$(( 7 * 86400 * 1000000 ))
 columns="$(grep -o 'event_id, session_id.*NULLIF(properties, .{}.::jsonb)' Sources/OnboardMetricsReader/SessionReader.swift | head -1)"
 report_end="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -55,6 +82,17 @@ measure() {
     out="$("$python" scripts/bench/clickhouse_funnel.py funnel "$folder" "$steps" "$window_us")"
     ch_cold=$(awk '$1 == "cold" { print $2 }' <<< "$out")
     ch_warm=$(best $(awk '$1 == "warm" { print $2 }' <<< "$out"))
+    # The dashboard first: its first request after new events brings their traces up to date.
+    local dsteps_s=() dflow_s=()
+    for run in $(seq 0 "$repeat"); do
+        dsteps_s+=("$(dash_get "$dash_steps" "$work/dsteps-$run.json")")
+        dflow_s+=("$(dash_get "$dash_flow" "$work/dflow-$run.json")")
+    done
+    local dsteps_cold="${dsteps_s[0]}" dflow_cold="${dflow_s[0]}"
+    dsteps_s=("${dsteps_s[@]:1}")
+    dflow_s=("${dflow_s[@]:1}")
+    local dash_mb
+    dash_mb=$(( $(awk '/^VmHWM/ { print $2 }' "/proc/$dash_pid/status") / 1024 ))
     local steps_s=() flow_s=() copy_s=()
     # The first report after new events is the cold one: it brings the session traces up to date
     # (builds them all after the first ingest, the new sessions' after the 1 % more).
@@ -105,7 +143,19 @@ measure() {
     echo "$label: ClickHouse cold $ch_cold s, warm ${out//$'\n'/ }; copy ${copy_s[*]}; --steps ${steps_s[*]}; --flow ${flow_s[*]}" >&2
     echo "$label: reached per step: funnel $ours; ClickHouse $theirs" >&2
     [ "$ours" = "$theirs" ] || { echo "$label: the funnels disagree" >&2; exit 1; }
-    echo "$ch_cold $ch_warm $(best "${steps_s[@]}") $(median "${steps_s[@]}") $(best "${flow_s[@]}") $(median "${flow_s[@]}") $(median "${copy_s[@]}") yes $steps_cold $flow_cold $steps_events $flow_events $(( steps_kb / 1024 )) $(( flow_kb / 1024 )) $flow_one"
+    # The dashboard's JSON equals the CLI's for the same options (the CLI's without --until here).
+    "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --format json --quiet > "$work/steps-now.json"
+    "$bin/funnel" report --flow health-study --database-url "$url" --format json --quiet > "$work/flow-now.json"
+    for pair in "dsteps-1 steps-now" "dflow-1 flow-now"; do
+        set -- $pair
+        cmp -s <(grep -v '"report_end"' "$work/$1.json") <(grep -v '"report_end"' "$work/$2.json") \
+            || { echo "$label: the dashboard's $1 differs from the CLI's" >&2; exit 1; }
+    done
+    local dash_counts
+    dash_counts="$("$python" -c 'import json, sys; print(" ".join(str(r["count"]) for r in json.load(open(sys.argv[1]))["rows"]))' "$work/dsteps-1.json")"
+    [ "$dash_counts" = "$theirs" ] || { echo "$label: the dashboard's funnel disagrees with ClickHouse" >&2; exit 1; }
+    echo "$label: dashboard first request after the events arrived --steps $dsteps_cold s, --flow $dflow_cold s; warm --steps ${dsteps_s[*]}; --flow ${dflow_s[*]}; peak memory $dash_mb MB (same JSON as the CLI, same counts as ClickHouse)" >&2
+    echo "$ch_cold $ch_warm $(best "${steps_s[@]}") $(median "${steps_s[@]}") $(best "${flow_s[@]}") $(median "${flow_s[@]}") $(median "${copy_s[@]}") yes $steps_cold $flow_cold $steps_events $flow_events $(( steps_kb / 1024 )) $(( flow_kb / 1024 )) $flow_one $dsteps_cold $dflow_cold $(best "${dsteps_s[@]}") $(best "${dflow_s[@]}") $dash_mb"
 }
 
 results=()
@@ -120,6 +170,7 @@ for events in "${sizes[@]}"; do
     "$bin/funnel" ingest "$work/events.jsonl" --database-url "$url" --quiet >/dev/null
     psql -Xq "$url" -c "VACUUM ANALYZE events" -c "CHECKPOINT"
     export_to_clickhouse "$url" "$folder" ""
+    start_dashboard "$url"
     rows=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
     results+=("$rows $(measure "$url" "$folder" "$rows events")")
 
@@ -134,6 +185,7 @@ for events in "${sizes[@]}"; do
     export_to_clickhouse "$url" "$folder" "WHERE session_id IN (SELECT session_id FROM bench_new)"
     rows_more=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
     results+=("$rows_more $(measure "$url" "$folder" "$rows_more events (+1 %)")")
+    stop_dashboard
     rm -f "$work/events.jsonl" "$work/more.jsonl" "$work"/*.params.json "$work"/*.rejects
     psql -Xq "$admin" -c "DROP DATABASE $db"
     rm -rf "$folder"
@@ -158,4 +210,11 @@ for line in "${results[@]}"; do
     awk -v n="$rows" -v w="$warm" -v sm="$smem" -v fm="$fmem" -v fo="$fone" \
         'BEGIN { printf "%10d %14d %13d %15.2f %7.1fx\n", n, sm, fm, fo, fo / w }'
 done
+printf '\n%10s %16s %8s %15s %8s %12s %8s %11s %8s %8s\n' events "dash steps warm" "x ch" "dash flow warm" "x ch" "steps first" "x ch" "flow first" "x ch" "peak MB"
+for line in "${results[@]}"; do
+    read -r rows cold warm sb sm fb fm copy agree sc fc se fe smem fmem fone dsc dfc dsb dfb dmb <<< "$line"
+    awk -v n="$rows" -v w="$warm" -v dsc="$dsc" -v dfc="$dfc" -v dsb="$dsb" -v dfb="$dfb" -v m="$dmb" \
+        'BEGIN { printf "%10d %16.3f %7.1fx %15.3f %7.1fx %12.2f %7.1fx %11.2f %7.1fx %8d\n", n, dsb, dsb / w, dfb, dfb / w, dsc, dsc / w, dfc, dfc / w, m }'
+done
+echo "(dashboard: funnel dashboard's JSON pages over HTTP, sessions kept decoded between requests; warm: best of $repeat; first: its first request after the events arrived)"
 echo "(seconds; steps and flow: best of $repeat warm runs, from the session traces; cold: the first report after the events arrived, which brings the traces up to date; events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns; reports read on --read-connections' default, one connection per core, unless said; peak MB: max RSS of one more warm report)"

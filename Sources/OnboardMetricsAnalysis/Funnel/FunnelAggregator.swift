@@ -44,6 +44,9 @@ public struct FunnelAggregator: Sendable {
     var selection: SessionSelection
     var groups: [String: GroupCounts] = [:]
     var users: [String: FunnelUnitState] = [:]
+    /// Reused by each session's replay (unit session).
+    private var scratch: FunnelUnitState?
+    private var viewTimes: [Int64?]?
 
     public init(flow: FlowDefinition, options: FunnelOptions, now: Date) {
         self.flow = flow
@@ -56,10 +59,21 @@ public struct FunnelAggregator: Sendable {
 
     public mutating func add(_ session: RecordedSession) {
         guard selection.accepts(session) else { return }
-        let state = replay.replay(session)
         switch options.unit {
-        case .session: count(state)
+        case .session:
+            // Counted at once: one state and one buffer serve every session.
+            var state = scratch ?? FunnelUnitState(stepCount: flow.steps.count)
+            var lastViewTime = viewTimes ?? Array(repeating: nil, count: flow.steps.count)
+            scratch = nil
+            viewTimes = nil
+            state.reset()
+            for index in lastViewTime.indices { lastViewTime[index] = nil }
+            replay.replay(session, into: &state, lastViewTime: &lastViewTime)
+            count(state)
+            scratch = state
+            viewTimes = lastViewTime
         case .user:
+            let state = replay.replay(session)
             if var existing = users[session.userID] {
                 users[session.userID] = nil
                 existing.merge(state)
@@ -71,9 +85,13 @@ public struct FunnelAggregator: Sendable {
     }
 
     private mutating func count(_ state: FunnelUnitState) {
-        let key = state.breakdown ?? ""
-        var group = groups[key] ?? GroupCounts(stepCount: flow.steps.count)
-        groups[key] = nil
+        // In place: one lookup, and the group's arrays are not copied.
+        Self.count(
+            state, steps: flow.steps.count,
+            into: &groups[state.breakdown ?? "", default: GroupCounts(stepCount: flow.steps.count)])
+    }
+
+    private static func count(_ state: FunnelUnitState, steps: Int, into group: inout GroupCounts) {
         group.started += 1
         switch state.status {
         case .completed: group.completed += 1
@@ -87,7 +105,7 @@ public struct FunnelAggregator: Sendable {
         // In-progress units are reported apart: they have not had their chance at the later steps.
         if state.status != .inProgress {
             var previousViewed = true  // the start
-            for index in flow.steps.indices where state.eligible[index] {
+            for index in 0..<steps where state.eligible[index] {
                 group.eligible[index] += 1
                 if previousViewed {
                     group.previousReached[index] += 1
@@ -105,7 +123,6 @@ public struct FunnelAggregator: Sendable {
                 previousViewed = state.viewed[index]
             }
         }
-        groups[key] = group
     }
 
     public mutating func report() -> FunnelReport {

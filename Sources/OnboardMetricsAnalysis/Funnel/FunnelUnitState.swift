@@ -29,6 +29,25 @@ struct FunnelUnitState: Sendable {
     }
 
     /// Start of the session each `secondsFromStart` value came from (`nil`: all from `start`).
+    /// Back to what `init(stepCount:)` makes, keeping the arrays' storage.
+    mutating func reset() {
+        status = .dropped
+        start = 0
+        for index in eligible.indices {
+            eligible[index] = false
+            viewed[index] = false
+            completed[index] = false
+            skipped[index] = false
+            secondsFromStart[index] = .nan
+            secondsOnStep[index] = .nan
+        }
+        lastStep = nil
+        breakdown = nil
+        fromStartOrigins = nil
+        onStepOrigins = nil
+        lastStart = nil
+    }
+
     var fromStartOrigins: [Int64]?
     /// Start of the session each `secondsOnStep` value came from (`nil`: all from `start`).
     var onStepOrigins: [Int64]?
