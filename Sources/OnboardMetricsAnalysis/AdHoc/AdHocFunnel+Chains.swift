@@ -66,25 +66,64 @@ extension AdHocFunnel {
 
     /// One partial chain: its start, the times of the steps it reached, and which events (by
     /// position in the unit's sorted events) filled them, so a tie group never uses one event twice.
+    /// A chain of matched steps: its first step's time, and its last node in the call's
+    /// ``ChainNodes`` (each node one step's time and event, pointing at the step before).
     private struct Chain {
         var start: Int64
-        var times: [Int64]
-        var events: [Int32]
+        var tail: Int32
+        var count: Int
     }
 
-    /// Ordered and strict chains, by PostHog's funnel rules (its `aggregate_funnel` UDF) on top of
-    /// ClickHouse's dynamic programme: for each step, keep the chain that reached it with the
-    /// latest start (it dominates: it can extend wherever an earlier-started one can).
-    ///
-    /// Events are taken one instant at a time. The events of an instant are expanded into one
-    /// entry per (event, matched step), taken in step order and then in event order, as PostHog
-    /// expands ties; an entry extends a chain only if the chain does not already hold its event,
-    /// so one event fills at most one step of a chain. Ten steps over four event names, all
-    /// logged at one instant, thus convert through all ten. Strict order treats an instant as one
-    /// move: afterwards only the chains it started or extended survive, so an instant whose events
-    /// match nothing ends every chain, while an unmatched event tied with matched ones does not
-    /// come between them. (PostHog leaves strict ties undefined; entry-by-entry resets would let
-    /// the order of equal entries decide.)
+    /// The nodes of every chain of one session, appended to and never changed: extending a chain
+    /// is one node, not two copied arrays (the copies were most of an ad-hoc funnel's time).
+    private struct ChainNodes {
+        var times: [Int64] = []
+        var events: [Int32] = []
+        var parents: [Int32] = []
+
+        mutating func append(time: Int64, event: Int32, parent: Int32) -> Int32 {
+            times.append(time)
+            events.append(event)
+            parents.append(parent)
+            return Int32(times.count - 1)
+        }
+
+        func contains(_ event: Int32, in chain: Chain) -> Bool {
+            var node = chain.tail
+            while node >= 0 {
+                if events[Int(node)] == event { return true }
+                node = parents[Int(node)]
+            }
+            return false
+        }
+
+        /// Whether `chain`'s events, in order, are `longer`'s first ones.
+        func isPrefix(_ chain: Chain, of longer: Chain) -> Bool {
+            guard chain.count <= longer.count else { return false }
+            var node = longer.tail
+            for _ in 0..<(longer.count - chain.count) { node = parents[Int(node)] }
+            var other = chain.tail
+            while other >= 0 {
+                if events[Int(node)] != events[Int(other)] { return false }
+                node = parents[Int(node)]
+                other = parents[Int(other)]
+            }
+            return true
+        }
+
+        func times(of chain: Chain) -> [Int64] {
+            var times = [Int64](repeating: 0, count: chain.count)
+            var node = chain.tail
+            for index in stride(from: chain.count - 1, through: 0, by: -1) {
+                times[index] = self.times[Int(node)]
+                node = parents[Int(node)]
+            }
+            return times
+        }
+
+        func lastTime(of chain: Chain) -> Int64 { times[Int(chain.tail)] }
+    }
+
     private func chainReach(_ events: [AdHocEvent]) -> Reach {
         var state = ChainState(
             stepCount: steps.count, strict: order == .strict, windowMicroseconds: windowMicroseconds)
@@ -104,43 +143,46 @@ extension AdHocFunnel {
             }
             if groupEnd - groupStart > 1 { entries.sort { ($0.step, $0.event) < ($1.step, $1.event) } }
             var touched: UInt64 = 0
-            let before = state.reached
+            state.startInstant()
             for entry in entries {
-                if state.apply(step: entry.step, event: entry.event, time: time, before: before) {
+                if state.apply(step: entry.step, event: entry.event, time: time) {
                     touched |= UInt64(1) << UInt64(entry.step)
                 }
             }
             if order == .strict { state.endStrictMove(touched: touched) }
             // Nothing can beat a complete chain.
-            if state.best.count == steps.count { break }
+            if state.best?.count == steps.count { break }
             groupStart = groupEnd
         }
-        return Reach(depth: state.best.count, times: state.best)
+        return Reach(depth: state.best?.count ?? 0, times: state.best.map { state.nodes.times(of: $0) } ?? [])
     }
 
-    /// The chains of one unit while its events are taken in order.
     private struct ChainState {
         let strict: Bool
         let windowMicroseconds: Int64
+        var nodes = ChainNodes()
         var reached: [Chain?]
-        /// Times of the first chain to reach the greatest depth so far.
-        var best: [Int64] = []
+        /// `reached` as it was before this instant's events.
+        var before: [Chain?]
+        var best: Chain?
 
         init(stepCount: Int, strict: Bool, windowMicroseconds: Int64) {
             self.strict = strict
             self.windowMicroseconds = windowMicroseconds
             reached = Array(repeating: nil, count: stepCount)
+            before = reached
         }
 
-        /// Strict order after an instant: only chains it started or extended survive, each at the
-        /// furthest step it reached (a chain the instant carried on to the next step no longer
-        /// waits at the earlier one).
+        mutating func startInstant() {
+            for index in reached.indices { before[index] = reached[index] }
+        }
+
         mutating func endStrictMove(touched: UInt64) {
             let isTouched = { (step: Int) in touched & (UInt64(1) << UInt64(step)) != 0 }
             var keep = reached.indices.map(isTouched)
             for step in reached.indices.dropLast() where keep[step] && isTouched(step + 1) {
                 if let chain = reached[step], let next = reached[step + 1], next.start == chain.start,
-                    next.events.count == chain.events.count + 1, next.events.starts(with: chain.events)
+                    next.count == chain.count + 1, nodes.isPrefix(chain, of: next)
                 {
                     keep[step] = false
                 }
@@ -148,43 +190,42 @@ extension AdHocFunnel {
             for step in reached.indices where !keep[step] { reached[step] = nil }
         }
 
-        /// Takes one entry: `event` matched `step` at `time`; `before` holds the chains as they were
-        /// before this instant. The entry extends the latest-started chain at the previous step
-        /// that is within the window and does not hold the event — the one made at this instant,
-        /// else the one from before it (a chain this very event started must not hide an older
-        /// one it can extend: steps a, a and events a@0 a@1 reach 2). Returns whether it set that step's chain.
-        mutating func apply(step: Int, event: Int32, time: Int64, before: [Chain?]) -> Bool {
+        /// `chain` if `event` at `time` may extend it: within the window, and not already in it.
+        func usable(_ chain: Chain?, event: Int32, time: Int64) -> Chain? {
+            guard let chain, time - chain.start <= windowMicroseconds, !nodes.contains(event, in: chain) else {
+                return nil
+            }
+            return chain
+        }
+
+        mutating func apply(step: Int, event: Int32, time: Int64) -> Bool {
             let chain: Chain
             if step == 0 {
                 // A chain already started at this instant is the same chain (PostHog keeps the first).
                 if let current = reached[0], current.start == time { return true }
-                chain = Chain(start: time, times: [time], events: [event])
+                chain = Chain(start: time, tail: nodes.append(time: time, event: event, parent: -1), count: 1)
             } else {
-                let window = windowMicroseconds
-                let usable = { (chain: Chain?) -> Chain? in
-                    guard let chain, time - chain.start <= window, !chain.events.contains(event) else {
-                        return nil
-                    }
-                    return chain
-                }
-                guard let previous = usable(reached[step - 1]) ?? usable(before[step - 1]) else { return false }
+                guard
+                    let previous = usable(reached[step - 1], event: event, time: time)
+                        ?? usable(before[step - 1], event: event, time: time)
+                else { return false }
                 // Same or later start already here: that chain dominates, keep it — in strict order
                 // only if it got here at this instant (an older one ends unless this instant extends it).
-                if let current = reached[step], current.start >= previous.start, !strict || current.times.last == time {
-                    return current.times.last == time
+                if let current = reached[step], current.start >= previous.start,
+                    !strict || nodes.lastTime(of: current) == time
+                {
+                    return nodes.lastTime(of: current) == time
                 }
-                chain = Chain(start: previous.start, times: previous.times + [time], events: previous.events + [event])
+                chain = Chain(
+                    start: previous.start, tail: nodes.append(time: time, event: event, parent: previous.tail),
+                    count: previous.count + 1)
             }
             reached[step] = chain
-            if chain.times.count > best.count { best = chain.times }
+            if chain.count > best?.count ?? 0 { best = chain }
             return true
         }
     }
 
-    /// Any order: slide a window over the matched events, starting at each one, and count the
-    /// distinct steps its events can fill (a maximum bipartite matching between steps and events,
-    /// since an event may match several steps). The first window with the most steps is reported;
-    /// its times are those of the earliest events of each kind the matching used.
     private func anyOrderReach(_ events: [AdHocEvent]) -> Reach {
         let matched = events.filter { $0.mask != 0 }
         var counts: [UInt64: Int] = [:]
