@@ -78,6 +78,12 @@ package struct DashboardData: Sendable {
         return try await FunnelReport.read(flow: flow, options: options, from: sharded, now: now)
     }
 
+    /// The ad-hoc funnel `funnel report --steps` prints for the same options (from the cache too).
+    package func adHocFunnel(_ funnel: AdHocFunnel, options: FunnelOptions) async throws -> AdHocFunnelReport {
+        let sharded = try await reader(AdHocFunnelReport.reader(options: options), people: funnel.unit == .user)
+        return try await AdHocFunnelReport.read(funnel: funnel, from: sharded)
+    }
+
     /// The experiment report `funnel experiment KEY` prints for the same options.
     package func experiment(options: ExperimentOptions) async throws -> ExperimentReport {
         let sharded = try await reader(options.reader, people: options.unit == .user)

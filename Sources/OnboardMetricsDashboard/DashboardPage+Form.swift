@@ -9,6 +9,8 @@ extension DashboardPage {
         var label: String
         var placeholder = ""
         var choices: [String]? = nil
+        /// The text input's width, in characters.
+        var size = 12
 
         /// The range every report page filters by.
         static let since = Field(name: "since", label: "Since", placeholder: "2026-01-01")
@@ -58,6 +60,13 @@ extension DashboardPage {
             Field(name: "per", label: "Per", choices: ["session", "user"]),
             .since, .until,
         ],
+        "funnel": [
+            Field(name: "steps", label: "Steps", placeholder: "welcome,modules,consent,account", size: 40),
+            Field(name: "order", label: "Order", choices: ["ordered", "strict", "any"]),
+            Field(name: "per", label: "Per", choices: ["session", "user"]),
+            Field(name: "window", label: "Window", placeholder: "7d"),
+            .since, .until,
+        ],
         "discovery": [
             Field(name: "highlight", label: "Highlight", placeholder: "all"),
             Field(name: "per", label: "Per", choices: ["session", "user"]),
@@ -86,7 +95,7 @@ extension DashboardPage {
             } else {
                 html +=
                     "<input name=\"\(HTML.escape(field.name))\" value=\"\(HTML.escape(value))\" "
-                    + "placeholder=\"\(HTML.escape(field.placeholder))\" size=\"12\">"
+                    + "placeholder=\"\(HTML.escape(field.placeholder))\" size=\"\(field.size)\">"
             }
             html += "</label>\n"
         }

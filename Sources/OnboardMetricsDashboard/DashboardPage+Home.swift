@@ -45,6 +45,10 @@ extension DashboardPage {
         if home.flows.isEmpty {
             flows = "<p>No stored flows yet: <code>funnel demo</code> or storing a flow definition adds one.</p>\n"
         }
+        // Ad-hoc funnels need no stored flow, so the link shows with or without flows.
+        flows +=
+            "<p>\(link("/funnel", text: "Ad-hoc funnel")): any steps, by event name, step id or kind, "
+            + "without a flow definition.</p>\n"
         var experiments = "<ul>\n"
         for experiment in home.experiments {
             experiments +=

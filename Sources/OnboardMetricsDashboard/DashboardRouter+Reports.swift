@@ -14,6 +14,8 @@ extension DashboardRouter {
             + "alpha, correction, since, until, window, inactivity",
         "users":
             "step, status (viewed, completed, skipped, dropped, in_progress), per, since, until, window, inactivity",
+        "funnel": "steps (comma-separated: event names, step ids, kinds or KIND:VALUE), order (ordered, strict, "
+            + "any), per, window, inactivity, since, until",
         "discovery": "highlight, window, holdout, holdout_variant, per, since, until",
         "retention": "by (outcome, variant:EXPERIMENT, flow_version), days, per, since, until, window, inactivity",
         "correlation": "step, per, since, until, window, inactivity, breakdown, correction (holm, bh), top",

@@ -69,6 +69,11 @@ package enum DashboardRouter {
                 try await discovery(dashboard, query: query, path: request.uri.path)
             }
         }
+        router.get("/funnel") { request, context in
+            try await signedIn(dashboard, request, context) { query in
+                try await adHocFunnel(dashboard, query: query, path: request.uri.path)
+            }
+        }
         router.get("/experiments/:key") { request, context in
             let key = context.parameters.get("key") ?? ""
             return try await signedIn(dashboard, request, context) { query in
@@ -83,6 +88,9 @@ package enum DashboardRouter {
         var html: String
         var json: String
         var newestEvent: Date?
+        /// When set, the JSON twin is this error instead (a page that shows a form in HTML, such
+        /// as `/funnel` without steps, has no report to give a script).
+        var jsonRefusal: DashboardError? = nil
     }
 
     /// Runs `body` for a signed-in viewer; answers 401, 429 or a redirect to the sign-in form otherwise.
@@ -112,6 +120,9 @@ package enum DashboardRouter {
         case .viewer:
             do {
                 let answer = try await body(query)
+                if json, let refusal = answer.jsonRefusal {
+                    return failure(refusal, dashboard, json: true, signedIn: true)
+                }
                 var response = json ? text(200, answer.json, type: "application/json") : page(200, answer.html)
                 if let newest = answer.newestEvent, let name = HTTPField.Name("X-Newest-Event") {
                     response.headers[name] = ISO8601DateFormatter().string(from: newest)

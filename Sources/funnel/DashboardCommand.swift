@@ -15,7 +15,9 @@ struct DashboardCommand: AsyncParsableCommand {
             inactivity), so a link reproduces the view; /flows/ID/trends, /compare, /users, \
             /retention, /correlation and /paths are `funnel trends`, `compare`, `users`, `retention`, \
             `correlate` and `paths` for the flow, their options as query parameters (a_since=... for \
-            --a-since); GET /discovery is `funnel discovery`; GET /experiments/KEY is an experiment's \
+            --a-since); GET /funnel?steps=a,b,c is the ad-hoc funnel of `funnel report --steps` \
+            (order, per, window, inactivity, since, until; without steps, a form to name them); \
+            GET /discovery is `funnel discovery`; GET /experiments/KEY is an experiment's \
             report (metric, per, window, since, until, engine, mde). Each page has a JSON twin, \
             ?format=json or Accept: application/json, equal to the CLI's --format json for the same \
             options. Every page says when it was made ("as of") and when the newest event happened.
@@ -109,7 +111,8 @@ struct DashboardCommand: AsyncParsableCommand {
         let service = DashboardService.make(settings: settings) { port in
             console.print("http://\(host.contains(":") ? "[\(host)]" : host):\(port)")
             console.status(
-                "dashboard on port \(port): GET /, /flows/ID, /discovery, /experiments/KEY (sign in at /login)")
+                "dashboard on port \(port): GET /, /flows/ID, /funnel, /discovery, /experiments/KEY (sign in at /login)"
+            )
         }
         try await service.run()
         console.status("dashboard stopped")

@@ -76,20 +76,16 @@ struct ReportCommand: AsyncParsableCommand {
         options.breakdown = breakdown
         let console = output.console
         let configuration = try await database.resolve(console: console)
-        let reader = SessionReader(
-            since: options.since, until: options.until.map { $0.addingTimeInterval(options.window) },
-            closeAfter: options.window + options.inactivity)
         let started = Date()
         let emit: () throws -> Void
         if let steps {
             let funnel = try AdHocFunnel(
-                steps: steps.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }, order: order,
-                window: options.window, unit: options.unit)
+                steps: AdHocFunnel.steps(parsing: steps), order: order, window: options.window, unit: options.unit)
             let report = try await ReplayProgress.runDeployment(
-                configuration: configuration, quiet: output.quiet, reader: reader, read: read,
-                people: options.unit == .user
+                configuration: configuration, quiet: output.quiet, reader: AdHocFunnelReport.reader(options: options),
+                read: read, people: options.unit == .user
             ) { sharded, progress in
-                try await sharded.report(progress: progress.update) { AdHocFunnelAggregator(funnel: funnel) }
+                try await AdHocFunnelReport.read(funnel: funnel, from: sharded, progress: progress.update)
             }
             emit = { try output.emit(rendered: report.rendered, html: report.html) }
         } else {

@@ -1,4 +1,5 @@
 import Foundation
+import OnboardMetricsReader
 import Testing
 
 @testable import OnboardMetricsSDK
@@ -8,8 +9,8 @@ import Testing
 #endif
 
 /// `funnel dashboard` and `funnel viewers` as a user runs them: the built binary, real HTTP on
-/// loopback, the test database. A flow page's JSON is byte for byte what `funnel report --format
-/// json` prints for the same options.
+/// loopback, the test database. A flow page's JSON (and the ad-hoc funnel page's) is byte for
+/// byte what `funnel report --format json` prints for the same options.
 @Suite(.serialized) struct DashboardCommandTests {
     @Test(arguments: [
         [String](),
@@ -84,6 +85,67 @@ import Testing
         }
         #expect(browser == 303)
         #expect(script == 401)
+    }
+
+    /// The ad-hoc funnel page: its JSON is `funnel report --steps` for the same options.
+    @Test(arguments: [
+        ["steps=welcome,modules,consent,account"],
+        ["steps=welcome,consent,account", "order=strict", "per=user", "window=3d"],
+        ["steps=consent,welcome,flow_completed", "order=any", "since=2026-01-12", "inactivity=1h"],
+        ["steps=welcome,step_completed:consent,flow_completed", "per=user"],
+    ])
+    func anAdHocFunnelPagesJSONIsTheCLIsReport(_ parameters: [String]) async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let parameters = parameters + ["until=2026-02-01"]
+        var arguments = ["report", "--format", "json", "--database-url", seeded.url, "--quiet"]
+        for parameter in parameters {
+            let parts = parameter.split(separator: "=", maxSplits: 1).map(String.init)
+            arguments += ["--" + parts[0], parts[1]]
+        }
+        let cli = try await FunnelProcess.run(arguments)
+        #expect(cli.status == 0, "\(cli.errors)")
+        let app = DashboardFixture.application(seeded.configuration)
+        let (status, page) = try await app.test(.router) { client in
+            try await client.execute(
+                uri: "/funnel?" + parameters.joined(separator: "&") + "&format=json", method: .get,
+                headers: [.authorization: DashboardFixture.basic(seeded.viewer, seeded.secret)]
+            ) { ($0.status.code, String(buffer: $0.body)) }
+        }
+        #expect(status == 200, "\(page)")
+        // A funnel that some units entered, so equal pages are not two empty reports.
+        let report = try #require(try JSONSerialization.jsonObject(with: Data(cli.output.utf8)) as? [String: Any])
+        #expect(((report["rows"] as? [[String: Any]])?.first?["count"] as? Int ?? 0) > 0)
+        #expect(page == cli.output)
+    }
+
+    /// With `--cache-events`' cache, the ad-hoc page reads the sessions kept in memory (no range:
+    /// what the cache serves), filled on the first request and reused on the second, and still
+    /// answers what `funnel report --steps` reads from PostgreSQL.
+    @Test func anAdHocFunnelPageReadThroughTheCacheIsTheCLIsReport() async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let cli = try await FunnelProcess.run([
+            "report", "--steps", "welcome,consent,account", "--per", "user", "--format", "json", "--database-url",
+            seeded.url, "--quiet",
+        ])
+        #expect(cli.status == 0, "\(cli.errors)")
+        let cache = SessionCache(configuration: seeded.configuration, maximumEvents: 10_000_000)
+        let app = DashboardFixture.application(seeded.configuration, cache: cache)
+        let pages = try await app.test(.router) { client in
+            var pages: [String] = []
+            for _ in 0..<2 {
+                pages.append(
+                    try await client.execute(
+                        uri: "/funnel?steps=welcome,consent,account&per=user", method: .get,
+                        headers: [
+                            .authorization: DashboardFixture.basic(seeded.viewer, seeded.secret),
+                            .accept: "application/json",
+                        ]
+                    ) { String(buffer: $0.body) })
+            }
+            return pages
+        }
+        #expect(cli.output.contains("\"rows\""))
+        #expect(pages == [cli.output, cli.output])
     }
 
     @Test func anExperimentPagesJSONIsTheCLIsReport() async throws {

@@ -7,7 +7,8 @@ import Testing
 
 @testable import OnboardMetricsDashboard
 
-/// The report pages beyond the funnel — `/flows/ID/trends`, `/compare`, `/users`, `/discovery` —
+/// The report pages beyond the funnel — `/flows/ID/trends`, `/compare`, `/users`, `/discovery`,
+/// the ad-hoc `/funnel` —
 /// and the home page's sparkline and highlights: each JSON twin byte for byte the CLI's `--format
 /// json` for the same options, their refusals (401, 404, a 400 naming the parameter), and the
 /// `Secure` cookie of `--cookie-secure`.
@@ -90,6 +91,12 @@ import Testing
             ("/flows/health-study/users?per=team", 400, "per must be session or user"),
             ("/discovery?window=forever", 400, "window"),
             ("/discovery?since=2026-02-01&until=2026-01-01", 400, "since is not before until"),
+            ("/funnel?steps=welcome,consent&order=sideways", 400, "order must be ordered, strict or any"),
+            ("/funnel?order=sideways", 400, "order must be ordered, strict or any"),
+            ("/funnel?steps=welcome,consent&window=soon", 400, "window"),
+            ("/funnel?steps=welcome&per=team", 400, "per must be session or user"),
+            ("/funnel?steps=%20", 400, "steps: step 1 has an empty name"),
+            ("/funnel", 400, "steps is missing"),
         ]
         try await app.test(.router) { client in
             for (uri, code, message) in cases {
@@ -102,7 +109,7 @@ import Testing
                 }
             }
             // No viewer: a script gets 401, a browser the sign-in form.
-            for uri in ["/flows/health-study/trends", "/flows/health-study/users", "/discovery"] {
+            for uri in ["/flows/health-study/trends", "/flows/health-study/users", "/discovery", "/funnel"] {
                 try await client.execute(uri: uri + "?format=json", method: .get) {
                     #expect($0.status == .unauthorized, "\(uri)")
                 }
@@ -163,6 +170,48 @@ import Testing
             ) { $0.status }
         }
         #expect(status == .ok)
+    }
+
+    /// `/funnel` without steps is a form saying what to enter; with them, the funnel under the
+    /// form holding the view's options; the home page and `funnel dashboard --help` point to it.
+    @Test func theAdHocFunnelPageAsksForStepsThenShowsTheFunnel() async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let app = DashboardFixture.application(seeded.configuration)
+        let viewer: HTTPFields = [.authorization: DashboardFixture.basic(seeded.viewer, seeded.secret)]
+        let (empty, funnel, badOrder, home) = try await app.test(.router) { client in
+            (
+                try await client.execute(uri: "/funnel", method: .get, headers: viewer) {
+                    ($0.status.code, String(buffer: $0.body))
+                },
+                try await client.execute(
+                    uri: "/funnel?steps=welcome,consent&order=strict&until=2026-02-01", method: .get, headers: viewer
+                ) { ($0.status.code, String(buffer: $0.body)) },
+                try await client.execute(uri: "/funnel?steps=welcome&order=sideways", method: .get, headers: viewer) {
+                    ($0.status.code, String(buffer: $0.body))
+                },
+                try await client.execute(uri: "/", method: .get, headers: viewer) { String(buffer: $0.body) }
+            )
+        }
+        #expect(empty.0 == 200)
+        #expect(empty.1.contains("Name the funnel's steps"))
+        #expect(empty.1.contains("<form method=\"get\" action=\"/funnel\">"))
+        #expect(empty.1.contains("<input name=\"steps\" value=\"\""))
+        #expect(empty.1.contains("<option>strict</option>"))
+        #expect(!empty.1.contains("<table"))
+
+        #expect(funnel.0 == 200, "\(funnel.1)")
+        #expect(funnel.1.contains("Ad-hoc funnel: welcome → consent"))
+        #expect(funnel.1.contains("<table") && funnel.1.contains("data-key=\"consent\""))
+        #expect(funnel.1.contains("name=\"steps\" value=\"welcome,consent\""))
+        #expect(funnel.1.contains("<option selected>strict</option>"))
+        #expect(funnel.1.contains("This view as JSON"))
+
+        #expect(badOrder.0 == 400)
+        #expect(badOrder.1.contains("order must be ordered, strict or any"))
+
+        #expect(home.contains("href=\"/funnel\""))
+        let help = try await FunnelProcess.run(["dashboard", "--help"])
+        #expect(help.output.contains("/funnel?steps=a,b,c"))
     }
 
     @Test func cookieSecureMarksTheSessionCookie() async throws {

@@ -39,6 +39,39 @@ import Testing
         }
     }
 
+    @Test func anAdHocQueryBecomesTheOptionsOfReportSteps() throws {
+        let query = DashboardQuery.parse(
+            "steps=welcome,+consent%20,step_completed%3Aaccount&order=any&per=user&window=3d&inactivity=1h&by=platform")
+        let parsed = try #require(try query.adHocFunnel())
+        #expect(parsed.funnel.steps == ["welcome", "consent", "step_completed:account"])
+        #expect(parsed.funnel.order == .any)
+        #expect(parsed.funnel.unit == .user && parsed.options.unit == .user)
+        #expect(parsed.funnel.window == 3 * 86_400 && parsed.options.window == 3 * 86_400)
+        #expect(parsed.options.inactivity == 3_600)
+        // `funnel report --steps` has no breakdown.
+        #expect(parsed.options.breakdown == nil)
+        // Defaults as the CLI's; no steps, no funnel (the page shows its form).
+        let plain = try #require(try DashboardQuery.parse("steps=a").adHocFunnel())
+        #expect(plain.funnel.order == .ordered && plain.funnel.unit == .session && plain.funnel.window == 7 * 86_400)
+        #expect(try DashboardQuery.parse("per=user&window=3d").adHocFunnel() == nil)
+    }
+
+    @Test(arguments: [
+        ("steps=a&order=sideways", "order"), ("order=sideways", "order"), ("steps=a&window=7x", "window"),
+        ("steps=a&per=team", "per"), ("steps=%20", "steps"), ("steps=a&since=yesterday", "since"),
+    ])
+    func badAdHocValuesAreRefusedNamingTheParameter(_ text: String, _ name: String) {
+        do {
+            _ = try DashboardQuery.parse(text).adHocFunnel()
+            Issue.record("\(text) was accepted")
+        } catch let error as DashboardError {
+            #expect(error.code == .badRequest)
+            #expect(error.message.hasPrefix(name), "\(error.message)")
+        } catch {
+            Issue.record("unexpected \(error)")
+        }
+    }
+
     @Test func linksCarryTheQueryAndDropTheFormat() {
         let query = DashboardQuery.parse("breakdown=variant%3Aconsent+copy&format=json&per=user")
         #expect(query.value("breakdown") == "variant:consent copy")

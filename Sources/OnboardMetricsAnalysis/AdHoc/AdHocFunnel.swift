@@ -109,6 +109,13 @@ public struct AdHocFunnel: Sendable, Hashable {
         self.matcher = AdHocStepMatcher(steps: steps)
     }
 
+    /// The steps of `--steps a,b,c` (and the dashboard's `steps=a,b,c`): split at commas, each
+    /// trimmed of spaces (`a,,b` is two steps; a name of spaces alone stays, empty, for
+    /// ``init(steps:order:window:unit:)`` to refuse).
+    public static func steps(parsing text: String) -> [String] {
+        text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
     /// The steps an event matches, as a bit set (bit i for step i).
     public func matchedSteps(_ event: RecordedEvent) -> UInt64 {
         matcher.mask(event)

@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
+import OnboardMetricsReader
 import Testing
 
 @testable import OnboardMetricsDashboard
@@ -55,15 +56,17 @@ enum DashboardFixture {
         return Seeded(configuration: configuration, url: url, viewer: "ana", secret: viewer, appKey: key)
     }
 
-    /// The dashboard's router over `configuration`, as `funnel dashboard` wires it, at ``now``.
+    /// The dashboard's router over `configuration`, as `funnel dashboard` wires it, at ``now``
+    /// (with `cache`, as `--cache-events` wires it).
     static func application(
         _ configuration: PostgresConfiguration, limiter: SignInLimiter = SignInLimiter(),
-        viewers settings: ViewerAuthenticator.Settings = .init(), cookieSecure: Bool = false
+        viewers settings: ViewerAuthenticator.Settings = .init(), cookieSecure: Bool = false,
+        cache: SessionCache? = nil
     ) -> some ApplicationProtocol {
         var logger = Logger(label: "test.dashboard")
         logger.logLevel = .critical
         let dashboard = Dashboard(
-            data: DashboardData(database: configuration),
+            data: DashboardData(database: configuration, cache: cache),
             viewers: ViewerAuthenticator(database: configuration, settings: settings), limiter: limiter,
             logger: logger, clock: { now }, cookieSecure: cookieSecure)
         return Application(router: DashboardRouter.make(dashboard))
