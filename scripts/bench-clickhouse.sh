@@ -42,14 +42,15 @@ dash_pid=""
 # Starts `funnel dashboard` on database URL $1 (kept sessions up to 100M events) and signs in.
 start_dashboard() {
     local url="$1"
+    # From stdin: psql interpolates :'def' there, not in -c.
     psql -Xq "$url" -v def="$(cat examples/flows/health-study.json)" \
-        -c "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
+        <<< "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
     local secret
     secret="$("$bin/funnel" viewers create bench --database-url "$url" --quiet | tail -1)"
     "$bin/funnel" dashboard --port 0 --database-url "$url" --cache-events 100000000 --quiet \
         > "$work/dashboard.out" 2> "$work/dashboard.err" &
     dash_pid=$!
-    bench_cleanup_hooks+=("kill $dash_pid")
+    bench_cleanup_hooks+=("kill $dash_pid 2>/dev/null")
     for _ in $(seq 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
     dash_base="$(head -1 "$work/dashboard.out")"
     [ -n "$dash_base" ] || { cat "$work/dashboard.err" >&2; exit 1; }

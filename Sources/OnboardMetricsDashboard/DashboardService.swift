@@ -37,8 +37,9 @@ package final class DashboardService: Sendable {
         }
     }
 
-    /// `--cache-events`' default: about 0.7 GB of decoded sessions at most (docs/TRACES.md).
-    package static let defaultCacheEvents = 5_000_000
+    /// `--cache-events`' default: at about 150 bytes an event for each of the two groupings the
+    /// pages use (the flow pages' and the ad-hoc funnel's), 0.6 GB at most (BENCHMARKS.md).
+    package static let defaultCacheEvents = 2_000_000
 
     private let group: ServiceGroup
 

@@ -26,7 +26,7 @@ public final class SessionCache: Sendable {
 
     /// - Parameters:
     ///   - configuration: the single server the reports read.
-    ///   - maximumEvents: the most events kept decoded (about 140 bytes each, docs/TRACES.md).
+    ///   - maximumEvents: the most events kept decoded for one grouping (about 150 bytes each).
     public init(configuration: PostgresConfiguration, maximumEvents: Int) {
         self.configuration = configuration
         self.maximumEvents = maximumEvents
