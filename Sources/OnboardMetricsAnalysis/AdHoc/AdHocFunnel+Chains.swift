@@ -32,6 +32,14 @@ extension AdHocFunnel {
     /// chains), only matched ones otherwise.
     func compactEvents(_ events: [RecordedEvent]) -> [AdHocEvent] {
         var compact: [AdHocEvent] = []
+        compactEvents(events, into: &compact)
+        return compact
+    }
+
+    /// ``compactEvents(_:)`` into `compact` (emptied first, its storage kept: an aggregator reuses
+    /// one buffer for every session).
+    func compactEvents(_ events: [RecordedEvent], into compact: inout [AdHocEvent]) {
+        compact.removeAll(keepingCapacity: true)
         compact.reserveCapacity(order == .strict ? events.count : 16)
         // By index: `for event in events` copied each event (retaining its strings and properties).
         for index in events.indices {
@@ -40,12 +48,17 @@ extension AdHocFunnel {
                 compact.append(AdHocEvent(time: events[index].time, mask: mask, seq: events[index].seq))
             }
         }
-        return compact
     }
 
     /// Sorts a unit's events (stably, so equal keys keep the order they were gathered in) and
     /// finds its reach.
     func reach(_ events: inout [AdHocEvent]) -> Reach {
+        var buffers = ChainBuffers()
+        return reach(&events, buffers: &buffers)
+    }
+
+    /// ``reach(_:)`` with the chains' buffers of an earlier session, reused (an aggregator keeps one).
+    func reach(_ events: inout [AdHocEvent], buffers: inout ChainBuffers) -> Reach {
         guard events.contains(where: { $0.mask != 0 }) else { return Reach(depth: 0, times: []) }
         // A session's events come in (time, seq) order, so usually nothing moves: check first.
         let ordered = zip(events, events.dropFirst()).allSatisfy {
@@ -59,7 +72,7 @@ extension AdHocFunnel {
             events = sorted.map(\.element)
         }
         switch order {
-        case .ordered, .strict: return chainReach(events)
+        case .ordered, .strict: return chainReach(events, buffers: &buffers)
         case .any: return anyOrderReach(events)
         }
     }
@@ -68,7 +81,13 @@ extension AdHocFunnel {
     /// position in the unit's sorted events) filled them, so a tie group never uses one event twice.
     /// A chain of matched steps: its first step's time, and its last node in the call's
     /// ``ChainNodes`` (each node one step's time and event, pointing at the step before).
-    private struct Chain {
+    /// What ``chainReach(_:buffers:)`` allocates, kept between sessions.
+    struct ChainBuffers: Sendable {
+        fileprivate var state: ChainState?
+        fileprivate var entries: [(step: Int, event: Int32)] = []
+    }
+
+    fileprivate struct Chain {
         var start: Int64
         var tail: Int32
         var count: Int
@@ -76,7 +95,7 @@ extension AdHocFunnel {
 
     /// The nodes of every chain of one session, appended to and never changed: extending a chain
     /// is one node, not two copied arrays (the copies were most of an ad-hoc funnel's time).
-    private struct ChainNodes {
+    fileprivate struct ChainNodes {
         var times: [Int64] = []
         var events: [Int32] = []
         var parents: [Int32] = []
@@ -124,10 +143,16 @@ extension AdHocFunnel {
         func lastTime(of chain: Chain) -> Int64 { times[Int(chain.tail)] }
     }
 
-    private func chainReach(_ events: [AdHocEvent]) -> Reach {
-        var state = ChainState(
-            stepCount: steps.count, strict: order == .strict, windowMicroseconds: windowMicroseconds)
-        var entries: [(step: Int, event: Int32)] = []
+    private func chainReach(_ events: [AdHocEvent], buffers: inout ChainBuffers) -> Reach {
+        var state = buffers.state.take() ?? ChainState(stepCount: steps.count)
+        state.reset(stepCount: steps.count, strict: order == .strict, windowMicroseconds: windowMicroseconds)
+        var entries = buffers.entries
+        buffers.entries = []
+        entries.removeAll(keepingCapacity: true)
+        defer {
+            buffers.state = state
+            buffers.entries = entries
+        }
         var groupStart = 0
         while groupStart < events.count {
             let time = events[groupStart].time
@@ -157,20 +182,37 @@ extension AdHocFunnel {
         return Reach(depth: state.best?.count ?? 0, times: state.best.map { state.nodes.times(of: $0) } ?? [])
     }
 
-    private struct ChainState {
-        let strict: Bool
-        let windowMicroseconds: Int64
+    fileprivate struct ChainState {
+        var strict = false
+        var windowMicroseconds: Int64 = 0
         var nodes = ChainNodes()
         var reached: [Chain?]
         /// `reached` as it was before this instant's events.
         var before: [Chain?]
         var best: Chain?
 
-        init(stepCount: Int, strict: Bool, windowMicroseconds: Int64) {
-            self.strict = strict
-            self.windowMicroseconds = windowMicroseconds
+        init(stepCount: Int) {
             reached = Array(repeating: nil, count: stepCount)
             before = reached
+        }
+
+        /// As new, for a funnel of `stepCount` steps, keeping the storage.
+        mutating func reset(stepCount: Int, strict: Bool, windowMicroseconds: Int64) {
+            self.strict = strict
+            self.windowMicroseconds = windowMicroseconds
+            nodes.times.removeAll(keepingCapacity: true)
+            nodes.events.removeAll(keepingCapacity: true)
+            nodes.parents.removeAll(keepingCapacity: true)
+            if reached.count != stepCount {
+                reached = Array(repeating: nil, count: stepCount)
+                before = reached
+            } else {
+                for index in reached.indices {
+                    reached[index] = nil
+                    before[index] = nil
+                }
+            }
+            best = nil
         }
 
         mutating func startInstant() {

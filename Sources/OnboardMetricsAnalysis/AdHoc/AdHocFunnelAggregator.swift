@@ -10,6 +10,8 @@ public struct AdHocFunnelAggregator: Sendable {
     var toConvert: [[Double]]
     var fromStart: [[Double]]
     var users: [String: [AdHocEvent]] = [:]
+    private var compact: [AdHocEvent] = []
+    private var chains = AdHocFunnel.ChainBuffers()
 
     public init(funnel: AdHocFunnel) {
         self.funnel = funnel
@@ -19,10 +21,16 @@ public struct AdHocFunnelAggregator: Sendable {
     }
 
     public mutating func add(_ session: RecordedSession) {
-        var events = funnel.compactEvents(session.events)
         switch funnel.unit {
-        case .session: count(funnel.reach(&events))
+        case .session:
+            // One buffer of compact events and one of chains serve every session.
+            var events = compact
+            compact = []
+            funnel.compactEvents(session.events, into: &events)
+            count(funnel.reach(&events, buffers: &chains))
+            compact = events
         case .user:
+            let events = funnel.compactEvents(session.events)
             // Take the user's list out while it grows, so it is not copied.
             var held = users.removeValue(forKey: session.userID) ?? []
             held.append(contentsOf: events)
