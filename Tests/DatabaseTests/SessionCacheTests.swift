@@ -30,11 +30,7 @@ import Testing
     /// the cache declined.
     static func cached(_ cache: SessionCache, _ reader: SessionReader) async throws -> [RecordedSession]? {
         guard let snapshot = try await BlockingIO.run({ try cache.snapshot(for: reader) }) else { return nil }
-        return snapshot.sessions.sorted {
-            ($0.sessionID.uuidString, $0.events.first?.time ?? 0) < (
-                $1.sessionID.uuidString, $1.events.first?.time ?? 0
-            )
-        }
+        return Exactness.ordered(snapshot.sessions)
     }
 
     /// Compares with `caches[i]` serving `readers()[i]` and the last one the funnel report: a cache
@@ -49,11 +45,7 @@ import Testing
             var sharded = ShardedReader(
                 reader: reader, topology: ShardTopology(shards: []), coordinator: configuration, connectionsPerShard: 2)
             sharded.cache = cache
-            let read = try await sharded.read { Exactness.Collected() }.flatMap(\.sessions).sorted {
-                ($0.sessionID.uuidString, $0.events.first?.time ?? 0) < (
-                    $1.sessionID.uuidString, $1.events.first?.time ?? 0
-                )
-            }
+            let read = Exactness.ordered(try await sharded.read { Exactness.Collected() }.flatMap(\.sessions))
             // Booleans: a failure prints the step, not two thousand sessions.
             let sameRead = read == events
             #expect(read.count == events.count, "\(step), reader \(position): sessions read through the cache")

@@ -27,7 +27,12 @@ import Testing
         let sharded = ShardedReader(
             reader: reader, topology: ShardTopology(shards: []), coordinator: configuration,
             connectionsPerShard: connections)
-        return try await sharded.read { Collected() }.flatMap(\.sessions).sorted {
+        return ordered(try await sharded.read { Collected() }.flatMap(\.sessions))
+    }
+
+    /// `sessions` by id, then start: an order that does not depend on a read's.
+    static func ordered(_ sessions: [RecordedSession]) -> [RecordedSession] {
+        sessions.sorted {
             ($0.sessionID.uuidString, $0.events.first?.time ?? 0) < (
                 $1.sessionID.uuidString, $1.events.first?.time ?? 0
             )
