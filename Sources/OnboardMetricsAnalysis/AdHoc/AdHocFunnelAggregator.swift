@@ -24,11 +24,8 @@ public struct AdHocFunnelAggregator: Sendable {
         switch funnel.unit {
         case .session:
             // One buffer of compact events and one of chains serve every session.
-            var events = compact
-            compact = []
-            funnel.compactEvents(session.events, into: &events)
-            count(funnel.reach(&events, buffers: &chains))
-            compact = events
+            funnel.compactEvents(session.events, into: &compact)
+            count(funnel.reach(&compact, buffers: &chains))
         case .user:
             let events = funnel.compactEvents(session.events)
             // Take the user's list out while it grows, so it is not copied.

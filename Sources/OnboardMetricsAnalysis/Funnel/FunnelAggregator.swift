@@ -45,8 +45,8 @@ public struct FunnelAggregator: Sendable {
     var groups: [String: GroupCounts] = [:]
     var users: [String: FunnelUnitState] = [:]
     /// Reused by each session's replay (unit session).
-    private var scratch: FunnelUnitState?
-    private var viewTimes: [Int64?]?
+    private var scratch: FunnelUnitState
+    private var viewTimes: [Int64?]
 
     public init(flow: FlowDefinition, options: FunnelOptions, now: Date) {
         self.flow = flow
@@ -55,6 +55,8 @@ public struct FunnelAggregator: Sendable {
         self.reportEnd = end
         self.replay = FunnelReplay(flow: flow, options: options, reportEnd: RecordedEvent.microseconds(end))
         self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
+        self.scratch = FunnelUnitState(stepCount: flow.steps.count)
+        self.viewTimes = Array(repeating: nil, count: flow.steps.count)
     }
 
     public mutating func add(_ session: RecordedSession) {
@@ -62,16 +64,8 @@ public struct FunnelAggregator: Sendable {
         switch options.unit {
         case .session:
             // Counted at once: one state and one buffer serve every session.
-            var state = scratch ?? FunnelUnitState(stepCount: flow.steps.count)
-            var lastViewTime = viewTimes ?? Array(repeating: nil, count: flow.steps.count)
-            scratch = nil
-            viewTimes = nil
-            state.reset()
-            for index in lastViewTime.indices { lastViewTime[index] = nil }
-            replay.replay(session, into: &state, lastViewTime: &lastViewTime)
-            count(state)
-            scratch = state
-            viewTimes = lastViewTime
+            replay.replay(session, into: &scratch, lastViewTime: &viewTimes)
+            count(scratch)
         case .user:
             let state = replay.replay(session)
             if var existing = users[session.userID] {

@@ -38,10 +38,11 @@ struct FunnelReplay: Sendable {
         return state
     }
 
-    /// ``replay(_:)`` into a state made by `FunnelUnitState(stepCount:)` (or reset to one) and a
-    /// buffer of `nil`s, one per step: an aggregator that counts each state at once reuses both
-    /// (seven allocations a session less).
+    /// ``replay(_:)`` into `state` and `lastViewTime` (one per step), both reset first: an
+    /// aggregator that counts each state at once reuses them (seven allocations a session less).
     func replay(_ session: RecordedSession, into state: inout FunnelUnitState, lastViewTime: inout [Int64?]) {
+        state.reset()
+        for index in lastViewTime.indices { lastViewTime[index] = nil }
         let start = session.startTime
         state.start = start
         state.breakdown = breakdownValue(session)

@@ -28,7 +28,6 @@ struct FunnelUnitState: Sendable {
         secondsOnStep = secondsFromStart
     }
 
-    /// Start of the session each `secondsFromStart` value came from (`nil`: all from `start`).
     /// Back to what `init(stepCount:)` makes, keeping the arrays' storage.
     mutating func reset() {
         status = .dropped
@@ -48,6 +47,7 @@ struct FunnelUnitState: Sendable {
         lastStart = nil
     }
 
+    /// Start of the session each `secondsFromStart` value came from (`nil`: all from `start`).
     var fromStartOrigins: [Int64]?
     /// Start of the session each `secondsOnStep` value came from (`nil`: all from `start`).
     var onStepOrigins: [Int64]?

@@ -129,22 +129,11 @@ public final class SessionCache: Sendable {
                 state.tooLarge.insert(key)
                 return nil
             }
-            guard entry.irregular.isEmpty else {
-                state.entries.append((key, entry))
-                return nil
-            }
-            let snapshot = Snapshot(sessions: entry.sessions(), events: entry.events)
+            // Kept even with irregular ids: the next refresh may replace them.
+            let snapshot = entry.irregular.isEmpty ? Snapshot(sessions: entry.sessions(), events: entry.events) : nil
             state.entries.append((key, entry))
             if state.entries.count > 2 { state.entries.removeFirst() }
             return snapshot
-        }
-    }
-
-    /// Drops every kept session.
-    public func removeAll() {
-        state.withLockedValue {
-            $0.entries.removeAll()
-            $0.tooLarge.removeAll()
         }
     }
 

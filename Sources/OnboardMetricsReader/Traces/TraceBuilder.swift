@@ -100,7 +100,7 @@ package struct TraceBuilder: Sendable {
         guard !taken.isEmpty else { return (0, after) }
         let last = taken.max { $0.isBefore($1) }
         // uuidString is hex and dashes only: safe inside the literal.
-        let ids = "'{" + taken.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
+        let ids = Self.uuidArray(taken)
         try connection.query("DELETE FROM session_traces WHERE session_id = ANY (\(ids))")
         var built: [Built] = []
         try Self.forEachSession(on: connection, where: "session_id = ANY (\(ids))") { sessionID, encoder in
@@ -110,9 +110,7 @@ package struct TraceBuilder: Sendable {
         let rebuilt = Set(built.map(\.sessionID))
         let removed = taken.filter { !rebuilt.contains($0) }
         if !removed.isEmpty {
-            let removedIDs = "'{" + removed.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
-            try connection.query(
-                "INSERT INTO trace_removals (session_id) SELECT unnest(\(removedIDs))")
+            try connection.query("INSERT INTO trace_removals (session_id) SELECT unnest(\(Self.uuidArray(removed)))")
         }
         guard !built.isEmpty else { return (taken.count, last) }
         try connection.copyIn(
@@ -133,6 +131,11 @@ package struct TraceBuilder: Sendable {
     }
 
     /// A session's trace and what its row says about it.
+    /// `ids` as a `uuid[]` literal (uuidString is hex and dashes only: safe inside it).
+    static func uuidArray(_ ids: [UUID]) -> String {
+        "'{" + ids.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
+    }
+
     struct Built {
         var sessionID: UUID
         var first: UUID
