@@ -42,6 +42,8 @@ public final class SessionCache: Sendable {
     struct Slot: Sendable {
         var sessions: [RecordedSession]
         var events: Int
+        /// When the slot was put, so the flat array follows the order the sessions were decoded.
+        var order = 0
     }
 
     /// The grouping a set of kept sessions was made with: another needs sessions of its own.
@@ -55,6 +57,7 @@ public final class SessionCache: Sendable {
         /// Sessions whose event ids are not all UUIDv7: while any is kept, reports read the events.
         var irregular: Set<UUID> = []
         var events = 0
+        private var puts = 0
         /// Every kept session in one array, made again after a change: reports walk an array
         /// (a third of a warm report's time went to walking the dictionary and copying slots).
         var flat: [RecordedSession]?
@@ -70,6 +73,9 @@ public final class SessionCache: Sendable {
 
         mutating func put(_ sessionID: UUID, slot: Slot, irregular isIrregular: Bool) {
             remove(sessionID)
+            var slot = slot
+            puts += 1
+            slot.order = puts
             slots[sessionID] = slot
             events += slot.events
             if isIrregular { irregular.insert(sessionID) }
@@ -80,7 +86,10 @@ public final class SessionCache: Sendable {
             if let flat { return flat }
             var all: [RecordedSession] = []
             all.reserveCapacity(slots.count)
-            for slot in slots.values { all.append(contentsOf: slot.sessions) }
+            // In the order decoded, which is mostly the order of the sessions' events in memory:
+            // a replay then walks memory forward (in the dictionary's order, reaching each
+            // session's events was a cache miss, a fifth of a warm report's time).
+            for slot in slots.values.sorted(by: { $0.order < $1.order }) { all.append(contentsOf: slot.sessions) }
             flat = all
             return all
         }
