@@ -168,10 +168,13 @@ import Testing
         #expect(try Self.funnel("a,a", .strict).furthestStep(events: Self.events("a@0 a@1")).depth == 2)
     }
 
-    @Test func matchingRule() throws {
-        let funnel = try AdHocFunnel(steps: [
-            "welcome", "flow_completed", "export", "feature_used:share", "step_completed:consent", "h1",
-        ])
+    /// With few plain step names they are compared one by one, with more they are hashed: both
+    /// ways give the rule's masks (the padding names match nothing, and come after).
+    @Test(arguments: [0, 6])
+    func matchingRule(padding: Int) throws {
+        let funnel = try AdHocFunnel(
+            steps: ["welcome", "flow_completed", "export", "feature_used:share", "step_completed:consent", "h1"]
+                + (0..<padding).map { "unused-\($0)" })
         func mask(_ event: RecordedEvent) -> UInt64 { funnel.matchedSteps(event) }
         // step_viewed matches by step id; other step kinds only through KIND:VALUE.
         #expect(mask(RecordedEvent(kind: .stepViewed, stepID: "welcome", time: 0, seq: 1)) == 0b1)

@@ -43,7 +43,7 @@ extension AdHocFunnel {
         compact.reserveCapacity(order == .strict ? events.count : 16)
         // By index: `for event in events` copied each event (retaining its strings and properties).
         for index in events.indices {
-            let mask = matcher.mask(events[index])
+            let mask = matcher.mask(in: events, at: index)
             if mask != 0 || order == .strict {
                 compact.append(AdHocEvent(time: events[index].time, mask: mask, seq: events[index].seq))
             }

@@ -154,15 +154,21 @@ public struct AdHocFunnelError: Error, Sendable, Hashable, CustomStringConvertib
     public var description: String { message }
 }
 
-/// Maps an event to the bit set of the steps it matches, with a few dictionary look-ups per event.
+/// Maps an event to the bit set of the steps it matches.
 struct AdHocStepMatcher: Sendable, Hashable {
     /// Plain step names: matched against `name`, `step_id` of `step_viewed`, and the kind.
     private var plain: [String: UInt64] = [:]
+    /// The same names in a list, looked through one by one when there are few: comparing a few
+    /// short strings costs less than hashing one (hashing was a tenth of a warm `/funnel`).
+    private var plainList: [(name: String, bits: UInt64)] = []
     /// `KIND:VALUE` steps, by kind then value.
     private var qualified: [EventKind: [String: UInt64]] = [:]
     /// The plain steps each kind's raw value matches: worked out once, since building and
     /// hashing the kind's name on every event was a few percent of an ad-hoc report.
     private var byKind: [EventKind: UInt64] = [:]
+
+    /// Up to this many plain names are looked through rather than hashed.
+    private static let listed = 8
 
     init(steps: [String]) {
         for (index, step) in steps.enumerated() {
@@ -173,24 +179,52 @@ struct AdHocStepMatcher: Sendable, Hashable {
                 plain[step, default: 0] |= bit
             }
         }
+        if plain.count <= Self.listed { plainList = plain.map { ($0.key, $0.value) } }
         for kind in EventKind.allCases { byKind[kind] = plain[kind.rawValue] }
     }
 
+    static func == (left: Self, right: Self) -> Bool {
+        left.plain == right.plain && left.qualified == right.qualified
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(plain)
+        hasher.combine(qualified)
+    }
+
+    /// The steps a plain name matches.
+    @inline(__always)
+    private func bits(_ name: String) -> UInt64 {
+        guard plain.count <= Self.listed else { return plain[name] ?? 0 }
+        var bits: UInt64 = 0
+        for entry in plainList where entry.name == name { bits |= entry.bits }
+        return bits
+    }
+
     func mask(_ event: RecordedEvent) -> UInt64 {
+        mask(in: CollectionOfOne(event), at: CollectionOfOne(event).startIndex)
+    }
+
+    /// The steps `events[index]` matches. Each field is read where it is used, in place: copying
+    /// the event to pass it (retaining its strings and properties) was a tenth of a warm `/funnel`.
+    @inline(__always)
+    func mask<Events: RandomAccessCollection>(in events: Events, at index: Events.Index) -> UInt64
+    where Events.Element == RecordedEvent {
         var mask: UInt64 = 0
-        if let name = event.name, let bits = plain[name] { mask |= bits }
+        let kind = events[index].kind
+        if let name = events[index].name { mask |= bits(name) }
         // The name a Segment or PostHog call was sent with, kept when the mapping made it an
         // onboarding kind (EventMapping's `$event`).
-        if event.kind != .custom, !event.properties.isEmpty,
-            case .string(let sent)? = event.properties["$event"], let bits = plain[sent]
+        if kind != .custom, !events[index].properties.isEmpty,
+            case .string(let sent)? = events[index].properties["$event"]
         {
-            mask |= bits
+            mask |= bits(sent)
         }
-        if event.kind == .stepViewed, let stepID = event.stepID, let bits = plain[stepID] { mask |= bits }
-        if let bits = byKind[event.kind] { mask |= bits }
-        if !qualified.isEmpty, let values = qualified[event.kind] {
+        if kind == .stepViewed, let stepID = events[index].stepID { mask |= bits(stepID) }
+        if !byKind.isEmpty, let bits = byKind[kind] { mask |= bits }
+        if !qualified.isEmpty, let values = qualified[kind] {
             // Step kinds carry the step in step_id; the others carry their subject in name.
-            let value = event.kind.isStepEvent ? event.stepID : event.name
+            let value = kind.isStepEvent ? events[index].stepID : events[index].name
             if let value, let bits = values[value] { mask |= bits }
         }
         return mask
