@@ -112,7 +112,10 @@ let package = Package(
         // comparisons, experiments, simulation. Pure: sessions in, numbers out.
         .target(
             name: "OnboardMetricsAnalysis",
-            dependencies: ["OnboardMetricsSDK", "OnboardMetricsReader", "OnboardMetricsStatistics"]
+            dependencies: [
+                "OnboardMetricsSDK", "OnboardMetricsReader", "OnboardMetricsStatistics",
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+            ]
         ),
         // Text, CSV, Markdown, JSON and HTML (SVG charts) of the reports.
         .target(

@@ -56,6 +56,23 @@ import Testing
         }
     }
 
+    /// Many samples at once (side by side when large): each summary is the one sorting gives.
+    @Test func summariesOfManySamplesAreEachSamplesOwn() {
+        var random = SplitMix64(seed: 34)
+        // Large enough in total to be shared out among threads, and a few small or empty ones.
+        let samples: [[Double]] =
+            (0..<6).map { step in (0..<(20_000 + step)).map { _ in Double(random.next() % 100_000) / 10 } }
+            + [[], [4], [1, 2]]
+        let summaries = DurationSummary.summaries(samples)
+        #expect(summaries.count == samples.count)
+        for (sample, summary) in zip(samples, summaries) {
+            let sorted = sample.sorted()
+            #expect(summary.count == sample.count)
+            #expect(summary.median == Quantiles.quantile(sorted: sorted, 0.5))
+            #expect(summary.p90 == Quantiles.quantile(sorted: sorted, 0.9))
+        }
+    }
+
     /// The levels may come in any order and repeat; each answer stays with its level.
     @Test func levelsInAnyOrder() throws {
         let sample: [Double] = [3, 1, 4, 1, 5, 9, 2, 6]

@@ -57,6 +57,7 @@ public struct AdHocFunnelAggregator: Sendable {
             atLeast += byDepth[depth]
             counts[depth - 1] = atLeast
         }
+        let summaries = DurationSummary.summaries(toConvert + fromStart)
         for (index, step) in funnel.steps.enumerated() {
             let label = funnel.order == .any ? "any \(index + 1) of \(funnel.steps.count)" : step
             rows.append(
@@ -64,7 +65,7 @@ public struct AdHocFunnelAggregator: Sendable {
                     step: label, count: counts[index],
                     conversionFromPrevious: index == 0 ? nil : Self.ratio(counts[index], counts[index - 1]),
                     conversionFromStart: Self.ratio(counts[index], counts[0]),
-                    timeToConvert: DurationSummary(toConvert[index]), timeFromStart: DurationSummary(fromStart[index])))
+                    timeToConvert: summaries[index], timeFromStart: summaries[funnel.steps.count + index]))
         }
         return AdHocFunnelReport(
             steps: funnel.steps, order: funnel.order, unit: funnel.unit, windowSeconds: funnel.window, units: units,

@@ -22,7 +22,15 @@ extension Quantiles {
             // selected from there on.
             var start = 0
             for rank in ranks.sorted() {
-                select(rank, in: buffer, from: start)
+                if rank == start, start > 0 {
+                    // The rank just after one in place (type 7's upper neighbour): the smallest
+                    // of the rest, found in one pass rather than by partitions.
+                    var smallest = rank
+                    for index in (rank + 1)..<buffer.count where buffer[index] < buffer[smallest] { smallest = index }
+                    buffer.swapAt(rank, smallest)
+                } else {
+                    select(rank, in: buffer, from: start)
+                }
                 start = rank + 1
             }
         }

@@ -47,6 +47,7 @@ public struct FunnelAggregator: Sendable {
     /// Reused by each session's replay (unit session).
     private var scratch: FunnelUnitState
     private var viewTimes: [Int64?]
+    private var memo = EligibilityMemo()
 
     public init(flow: FlowDefinition, options: FunnelOptions, now: Date) {
         self.flow = flow
@@ -64,7 +65,7 @@ public struct FunnelAggregator: Sendable {
         switch options.unit {
         case .session:
             // Counted at once: one state and one buffer serve every session.
-            replay.replay(session, into: &scratch, lastViewTime: &viewTimes)
+            replay.replay(session, into: &scratch, lastViewTime: &viewTimes, memo: &memo)
             count(scratch)
         case .user:
             let state = replay.replay(session)
@@ -127,6 +128,8 @@ public struct FunnelAggregator: Sendable {
         let keys = groups.keys.sorted()
         let reportGroups = keys.compactMap { key -> FunnelReport.Group? in
             guard let counts = groups[key] else { return nil }
+            let summaries = DurationSummary.summaries(counts.onStep + counts.fromStart)
+            let stepCount = flow.steps.count
             let steps = flow.steps.enumerated().map { index, step in
                 FunnelReport.StepRow(
                     step: step.id, condition: step.when?.source, eligible: counts.eligible[index],
@@ -136,8 +139,7 @@ public struct FunnelAggregator: Sendable {
                     conversionFromPrevious: Self.ratio(
                         counts.viewedAfterPrevious[index], counts.previousReached[index]),
                     conversionFromStart: Self.ratio(counts.viewed[index], counts.eligible[index]),
-                    timeOnStep: DurationSummary(counts.onStep[index]),
-                    timeFromStart: DurationSummary(counts.fromStart[index]))
+                    timeOnStep: summaries[index], timeFromStart: summaries[stepCount + index])
             }
             let settled = counts.started - counts.inProgress
             let totals = FunnelReport.Totals(

@@ -20,6 +20,8 @@ struct FunnelReplay: Sendable {
     let stepIDs: [String]
     /// The steps' conditions (`nil`: always on the path), for the same reason.
     let conditions: [Condition?]
+    /// Whether any step has a condition (else every step is on every path).
+    let anyCondition: Bool
 
     init(flow: FlowDefinition, options: FunnelOptions, reportEnd: Int64) {
         self.flow = flow
@@ -29,18 +31,24 @@ struct FunnelReplay: Sendable {
         self.breakdown = options.breakdown
         self.stepIDs = flow.steps.map(\.id)
         self.conditions = flow.steps.map(\.when)
+        self.anyCondition = conditions.contains { $0 != nil }
     }
 
     func replay(_ session: RecordedSession) -> FunnelUnitState {
         var state = FunnelUnitState(stepCount: flow.steps.count)
         var lastViewTime = [Int64?](repeating: nil, count: flow.steps.count)
-        replay(session, into: &state, lastViewTime: &lastViewTime)
+        var memo = EligibilityMemo()
+        replay(session, into: &state, lastViewTime: &lastViewTime, memo: &memo)
         return state
     }
 
     /// ``replay(_:)`` into `state` and `lastViewTime` (one per step), both reset first: an
-    /// aggregator that counts each state at once reuses them (seven allocations a session less).
-    func replay(_ session: RecordedSession, into state: inout FunnelUnitState, lastViewTime: inout [Int64?]) {
+    /// aggregator that counts each state at once reuses them (seven allocations a session less),
+    /// and one `memo` of which steps each context puts on the path.
+    func replay(
+        _ session: RecordedSession, into state: inout FunnelUnitState, lastViewTime: inout [Int64?],
+        memo: inout EligibilityMemo
+    ) {
         state.reset()
         for index in lastViewTime.indices { lastViewTime[index] = nil }
         let start = session.startTime
@@ -48,7 +56,7 @@ struct FunnelReplay: Sendable {
         state.breakdown = breakdownValue(session)
         // By index, here and over the events: iterating copied each step and event (retaining
         // their strings), a fifth of a warm report's time from memory.
-        for index in conditions.indices { state.eligible[index] = conditions[index]?.evaluate(session.context) ?? true }
+        memo.evaluate(conditions, anyCondition: anyCondition, on: session.context, into: &state.eligible)
         var lastActivity = start
         var finished = false
         var abandoned = false
