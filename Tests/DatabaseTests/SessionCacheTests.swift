@@ -207,15 +207,15 @@ import Testing
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         #expect(try await Self.cached(cache, SessionReader())?.count == 10)
         let gone = events[0].sessionID
-        try await TestDatabase.withConnection(configuration) {
+        _ = try await TestDatabase.withConnection(configuration) {
             try $0.query("DELETE FROM events WHERE session_id = $1", [.uuid(gone)])
         }
         let kept = try await Self.cached(cache, SessionReader())
         #expect(kept?.count == 9)
         #expect(kept?.contains { $0.sessionID == gone } == false)
-        try await TestDatabase.withConnection(configuration) { try TraceBuilder().rebuildAll(on: $0) }
+        _ = try await TestDatabase.withConnection(configuration) { try TraceBuilder().rebuildAll(on: $0) }
         #expect(try await Self.cached(cache, SessionReader())?.count == 9)
-        try await TestDatabase.withConnection(configuration) { try $0.query("TRUNCATE events") }
+        _ = try await TestDatabase.withConnection(configuration) { try $0.query("TRUNCATE events") }
         #expect(try await Self.cached(cache, SessionReader())?.count == 0)
     }
 
