@@ -8,7 +8,8 @@ extension ShardedReader {
         _ snapshot: SessionCache.Snapshot, parts: Int, progress: @escaping @Sendable (Int) -> Void,
         _ make: @escaping @Sendable () throws -> Consumer
     ) async throws -> [Consumer] {
-        let sessions = snapshot.sessions
+        let sessions = snapshot.storage
+        let runs = snapshot.runs
         let count = max(1, min(parts, sessions.count))
         let people = reader.people
         let cohort = reader.cohort
@@ -16,14 +17,18 @@ extension ShardedReader {
             for part in 0..<count {
                 group.addTask {
                     var consumer = try make()
-                    let range = (sessions.count * part / count)..<(sessions.count * (part + 1) / count)
-                    if people == nil, cohort == nil {
-                        try consumer.add(contentsOf: sessions[range])
-                    } else {
-                        for var session in sessions[range] {
-                            if let people { session.userID = people.person(of: session.userID) }
-                            guard cohort?.admits(session) ?? true else { continue }
-                            try consumer.add(session)
+                    // This share's part of the storage, where live.
+                    let share = (sessions.count * part / count)..<(sessions.count * (part + 1) / count)
+                    for run in runs where run.overlaps(share) {
+                        let range = run.clamped(to: share)
+                        if people == nil, cohort == nil {
+                            try consumer.add(contentsOf: sessions[range])
+                        } else {
+                            for var session in sessions[range] {
+                                if let people { session.userID = people.person(of: session.userID) }
+                                guard cohort?.admits(session) ?? true else { continue }
+                                try consumer.add(session)
+                            }
                         }
                     }
                     return (part, consumer)

@@ -32,18 +32,24 @@ public final class SessionCache: Sendable {
         self.maximumEvents = maximumEvents
     }
 
-    /// What a read of the cache gives: every session, and how many events they hold.
+    /// What a read of the cache gives: the kept sessions (`storage` at the positions in `runs`),
+    /// and how many events they hold.
     struct Snapshot: Sendable {
-        var sessions: [RecordedSession]
+        var storage: [RecordedSession]
+        /// The live positions of `storage`, in order: replaced and removed sessions stay in
+        /// `storage` until the cache compacts it.
+        var runs: [Range<Int>]
         var events: Int
+
+        /// The live sessions in one array (a copy: for tests and small reads).
+        var sessions: [RecordedSession] { runs.flatMap { storage[$0] } }
     }
 
-    /// The sessions one trace gave.
+    /// Where one trace's sessions are in ``Entry/sessions``.
     struct Slot: Sendable {
-        var sessions: [RecordedSession]
+        var start: Int
+        var count: Int
         var events: Int
-        /// When the slot was put, so the flat array follows the order the sessions were decoded.
-        var order = 0
     }
 
     /// The grouping a set of kept sessions was made with: another needs sessions of its own.
@@ -53,14 +59,19 @@ public final class SessionCache: Sendable {
     }
 
     struct Entry: Sendable {
-        var slots: [UUID: Slot] = [:]
+        /// Every kept session in one array, in the order they were read, which is mostly the
+        /// order of their events in memory: a replay walks memory forward (walking a dictionary
+        /// of traces, reaching each session's events was a cache miss, a fifth of a warm
+        /// report). A trace read again puts its sessions at the end and leaves its old ones
+        /// dead in place, so a refresh costs what changed, not what is kept (rebuilding the
+        /// array was most of the first report after 1 % more events).
+        private(set) var sessions: [RecordedSession] = []
+        private var alive: [Bool] = []
+        private var dead = 0
+        private var slots: [UUID: Slot] = [:]
         /// Sessions whose event ids are not all UUIDv7: while any is kept, reports read the events.
-        var irregular: Set<UUID> = []
-        var events = 0
-        private var puts = 0
-        /// Every kept session in one array, made again after a change: reports walk an array
-        /// (a third of a warm report's time went to walking the dictionary and copying slots).
-        var flat: [RecordedSession]?
+        private(set) var irregular: Set<UUID> = []
+        private(set) var events = 0
         /// The xmin of the last read's snapshot (nil: nothing read yet).
         var watermark: UInt64?
 
@@ -68,30 +79,53 @@ public final class SessionCache: Sendable {
             guard let old = slots.removeValue(forKey: sessionID) else { return }
             events -= old.events
             irregular.remove(sessionID)
-            flat = nil
+            for position in old.start..<(old.start + old.count) { alive[position] = false }
+            dead += old.count
         }
 
-        mutating func put(_ sessionID: UUID, slot: Slot, irregular isIrregular: Bool) {
+        mutating func put(
+            _ sessionID: UUID, sessions added: [RecordedSession], events count: Int, irregular isIrregular: Bool
+        ) {
             remove(sessionID)
-            var slot = slot
-            puts += 1
-            slot.order = puts
-            slots[sessionID] = slot
-            events += slot.events
+            slots[sessionID] = Slot(start: sessions.count, count: added.count, events: count)
+            sessions.append(contentsOf: added)
+            alive.append(contentsOf: repeatElement(true, count: added.count))
+            events += count
             if isIrregular { irregular.insert(sessionID) }
-            flat = nil
         }
 
-        mutating func sessions() -> [RecordedSession] {
-            if let flat { return flat }
-            var all: [RecordedSession] = []
-            all.reserveCapacity(slots.count)
-            // In the order decoded, which is mostly the order of the sessions' events in memory:
-            // a replay then walks memory forward (in the dictionary's order, reaching each
-            // session's events was a cache miss, a fifth of a warm report's time).
-            for slot in slots.values.sorted(by: { $0.order < $1.order }) { all.append(contentsOf: slot.sessions) }
-            flat = all
-            return all
+        /// Drops the dead sessions once they are a quarter of the array (the memory they hold
+        /// is bounded, and a compaction's cost is spread over the changes that made it).
+        mutating func compactIfNeeded() {
+            guard dead > 0, dead * 4 >= sessions.count else { return }
+            var kept: [RecordedSession] = []
+            kept.reserveCapacity(sessions.count - dead)
+            var moved = [Int](repeating: 0, count: sessions.count)
+            for position in sessions.indices where alive[position] {
+                moved[position] = kept.count
+                kept.append(sessions[position])
+            }
+            slots = slots.mapValues { Slot(start: moved[$0.start], count: $0.count, events: $0.events) }
+            sessions = kept
+            alive = Array(repeating: true, count: kept.count)
+            dead = 0
+        }
+
+        /// The live sessions as a ``Snapshot``.
+        func snapshot() -> Snapshot {
+            guard dead > 0 else { return Snapshot(storage: sessions, runs: [sessions.indices], events: events) }
+            var runs: [Range<Int>] = []
+            var start: Int?
+            for position in alive.indices {
+                if alive[position] {
+                    if start == nil { start = position }
+                } else if let open = start {
+                    runs.append(open..<position)
+                    start = nil
+                }
+            }
+            if let open = start { runs.append(open..<alive.count) }
+            return Snapshot(storage: sessions, runs: runs, events: events)
         }
     }
 
@@ -139,7 +173,8 @@ public final class SessionCache: Sendable {
                 return nil
             }
             // Kept even with irregular ids: the next refresh may replace them.
-            let snapshot = entry.irregular.isEmpty ? Snapshot(sessions: entry.sessions(), events: entry.events) : nil
+            entry.compactIfNeeded()
+            let snapshot = entry.irregular.isEmpty ? entry.snapshot() : nil
             state.entries.append((key, entry))
             if state.entries.count > 2 { state.entries.removeFirst() }
             return snapshot
@@ -192,9 +227,9 @@ public final class SessionCache: Sendable {
                 guard !tooMany else { return }
                 guard let sessionID = try row.uuid(0), let irregular = try row.bool(1), let trace = row.rawBytes(2)
                 else { throw PostgresError(.invalidValue, "a session_traces row lacks a column") }
-                var slot = Slot(sessions: [], events: 0)
-                slot.events = try sessions.read(sessionID: sessionID, trace: trace) { slot.sessions.append($0) }
-                entry.put(sessionID, slot: slot, irregular: irregular)
+                var read: [RecordedSession] = []
+                let events = try sessions.read(sessionID: sessionID, trace: trace) { read.append($0) }
+                entry.put(sessionID, sessions: read, events: events, irregular: irregular)
                 tooMany = entry.events > maximumEvents
             }
             guard !tooMany else { return .tooLarge }
