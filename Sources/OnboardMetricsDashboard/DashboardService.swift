@@ -21,6 +21,8 @@ package final class DashboardService: Sendable {
         package var readConnections: Int? = nil
         /// The most events kept decoded between reports (``SessionCache``); 0 keeps none.
         package var cacheEvents = DashboardService.defaultCacheEvents
+        /// Seconds between background refreshes of the kept sessions; 0: only when a page asks.
+        package var refreshInterval = DashboardService.defaultRefreshInterval
         package var viewers = ViewerAuthenticator.Settings()
         /// Failed sign-ins per client address: a burst, then one per `signInInterval` seconds.
         package var signInBurst = 10.0
@@ -40,6 +42,10 @@ package final class DashboardService: Sendable {
     /// `--cache-events`' default: at about 150 bytes an event for each of the two groupings the
     /// pages use (the flow pages' and the ad-hoc funnel's), 0.6 GB at most (BENCHMARKS.md).
     package static let defaultCacheEvents = 2_000_000
+
+    /// `--refresh-every`'s default: new events are read within a few seconds, for the price of a
+    /// few small queries when nothing changed.
+    package static let defaultRefreshInterval = 5.0
 
     private let group: ServiceGroup
 
@@ -63,16 +69,24 @@ package final class DashboardService: Sendable {
     /// - Parameter onRunning: called with the port once the server listens.
     package static func make(settings: Settings, onRunning: @escaping @Sendable (Int) async -> Void) -> DashboardService
     {
+        let dashboard = dashboard(settings: settings)
         let app = Application(
-            router: DashboardRouter.make(dashboard(settings: settings)),
+            router: DashboardRouter.make(dashboard),
             configuration: .init(
                 address: .hostname(settings.host, port: settings.port),
                 serverName: "funnel-dashboard/\(OnboardMetricsVersion.current)"),
             onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) },
             logger: settings.logger)
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [.init(service: app)]
+        if let cache = dashboard.data.cache, settings.refreshInterval > 0 {
+            services.append(
+                .init(
+                    service: SessionCacheRefresher(
+                        cache: cache, interval: settings.refreshInterval, logger: settings.logger)))
+        }
         let group = ServiceGroup(
             configuration: .init(
-                services: [.init(service: app)],
+                services: services,
                 gracefulShutdownSignals: settings.stopsOnTerminationSignals ? [.sigterm, .sigint] : [],
                 logger: settings.logger))
         return DashboardService(group: group)

@@ -63,6 +63,14 @@ struct DashboardCommand: AsyncParsableCommand {
                 + "every report reads PostgreSQL."))
     var cacheEvents = DashboardService.defaultCacheEvents
 
+    @Option(
+        help: ArgumentHelp(
+            "Seconds between background refreshes of the kept sessions; 0 refreshes only when a page is opened.",
+            discussion: "A refresh brings the session traces up to date and reads what was written since the "
+                + "last one, so a page opened after new events seldom waits for them. Pages always refresh "
+                + "first too: what they show is never older than the database."))
+    var refreshEvery = DashboardService.defaultRefreshInterval
+
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var read: ReadOptions
 
@@ -72,6 +80,9 @@ struct DashboardCommand: AsyncParsableCommand {
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port must be between 0 and 65535") }
         guard cacheEvents >= 0 else { throw ValidationError("--cache-events must be 0 or more") }
+        guard refreshEvery >= 0, refreshEvery <= 86_400 else {
+            throw ValidationError("--refresh-every must be between 0 and 86400 seconds")
+        }
         guard signInBurst >= 1 else { throw ValidationError("--sign-in-burst must be at least 1") }
         guard signInInterval > 0, signInInterval <= 86_400 else {
             throw ValidationError("--sign-in-interval must be between 0 and 86400 seconds (not 0)")
@@ -104,6 +115,7 @@ struct DashboardCommand: AsyncParsableCommand {
         settings.port = port
         settings.readConnections = read.connections
         settings.cacheEvents = cacheEvents
+        settings.refreshInterval = refreshEvery
         settings.signInBurst = signInBurst
         settings.signInInterval = signInInterval
         settings.cookieSecure = cookieSecure

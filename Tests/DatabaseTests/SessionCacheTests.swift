@@ -219,6 +219,40 @@ import Testing
         #expect(try await Self.cached(cache, SessionReader())?.count == 0)
     }
 
+    /// A refresh in the background (what `funnel dashboard` runs every few seconds) brings every
+    /// kept grouping up to date without a report: new sessions, sessions with more events, and
+    /// deleted ones; it keeps no grouping that was not kept.
+    @Test func refreshingTheKeptGroupingsReadsWhatWasWrittenSince() async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_refresh_kept")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 8)
+        let sessions = (0..<20).map { generator.session($0).events }
+        func write(_ events: [Event]) async throws {
+            try await TestDatabase.withConnection(configuration) {
+                _ = try EventStore().write(events, on: $0, receivedAt: Date())
+            }
+        }
+        // The first ten sessions, the last event of the first one held back.
+        try await write(Array(sessions[0].dropLast()) + sessions[1..<10].flatMap { $0 })
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        #expect(try cache.refreshKept() == 0)
+        #expect(cache.keptSessions().isEmpty)
+        let readers = [SessionReader(), SessionReader(closeAfter: 600)]
+        for reader in readers { #expect(try await Self.cached(cache, reader)?.count ?? 0 >= 10) }
+        // Ten more sessions, the held-back event, and one session deleted.
+        try await write(sessions[10..<20].flatMap { $0 } + [sessions[0].last].compactMap { $0 })
+        _ = try await TestDatabase.withConnection(configuration) {
+            try $0.query("DELETE FROM events WHERE session_id = $1", [.uuid(sessions[5][0].sessionID)])
+        }
+        #expect(try cache.refreshKept() == 2)
+        let kept = cache.keptSessions()
+        #expect(kept.count == 2)
+        for (reader, sessions) in zip(readers, kept) {
+            let events = try await Exactness.sessions(configuration, reader, source: .events, connections: 1)
+            let same = Exactness.ordered(sessions) == events
+            #expect(same, "closeAfter \(reader.closeAfter): the kept sessions after the refresh")
+        }
+    }
+
     /// Beyond its limit the cache keeps nothing, and reports read PostgreSQL (the same result).
     @Test func aCacheOverItsLimitDeclinesAndReportsReadPostgreSQL() async throws {
         let configuration = try await TestDatabase.migrated("session_cache_limit")

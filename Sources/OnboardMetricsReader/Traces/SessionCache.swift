@@ -181,6 +181,42 @@ public final class SessionCache: Sendable {
         }
     }
 
+    /// Brings every kept grouping up to date now, as the next report would first (the traces'
+    /// catch-up, then what was written since): a long-running process calls it now and then, so
+    /// that a report after new events finds them read. Keeps nothing new.
+    /// - Returns: how many groupings are kept and up to date.
+    /// - Throws: `PostgresError` for a failed read; the kept sessions are dropped then (the
+    ///   next report reads them again).
+    @discardableResult
+    public func refreshKept() throws -> Int {
+        let configuration = configuration
+        let maximumEvents = maximumEvents
+        return try state.withLockedValue { state in
+            guard !state.entries.isEmpty else { return 0 }
+            // Taken out, so that each entry's arrays are changed in place rather than copied.
+            var entries = state.entries
+            state.entries.removeAll()
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            for index in entries.indices {
+                let key = entries[index].key
+                switch try Self.refresh(&entries[index].entry, key: key, on: connection, maximumEvents: maximumEvents) {
+                case .ready:
+                    entries[index].entry.compactIfNeeded()
+                    state.entries.append(entries[index])
+                case .unavailable: break
+                case .tooLarge: state.tooLarge.insert(key)
+                }
+            }
+            return state.entries.count
+        }
+    }
+
+    /// The live sessions of each kept grouping as they are, not brought up to date (for tests).
+    func keptSessions() -> [[RecordedSession]] {
+        state.withLockedValue { state in state.entries.map { $0.entry.snapshot().sessions } }
+    }
+
     /// Brings `entry` up to date; unless `.ready`, the caller drops it.
     static func refresh(
         _ entry: inout Entry, key: Key, on connection: PostgresConnection, maximumEvents: Int
