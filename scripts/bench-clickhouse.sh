@@ -17,7 +17,10 @@
 # decoded between reports, SessionCache), as JSON over HTTP with a signed-in cookie: its first
 # request for the events (a cold start loads every session; after 1 % more, only the new traces),
 # then REPEAT warm requests; its JSON must match the CLI's (report_end aside: the dashboard's runs
-# to now) and its counts ClickHouse's; and the dashboard's peak memory (VmHWM).
+# to now) and its counts ClickHouse's; and the dashboard's peak memory (VmHWM). After the 1 % more,
+# the dashboard's first requests are made right after `funnel ingest` returns. Last, another 1 %
+# arrives and the first requests wait for the dashboard's background refresh (every 5 s, the
+# default): their time is what a page opened a few seconds after new events costs.
 # The two funnels' counts must agree step for step, else the script fails. Ratios are funnel / ClickHouse
 # warm. Python packages come from a virtual environment the script makes (chdb pinned).
 # Usage: [REPEAT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
@@ -83,13 +86,15 @@ measure() {
     out="$("$python" scripts/bench/clickhouse_funnel.py funnel "$folder" "$steps" "$window_us")"
     ch_cold=$(awk '$1 == "cold" { print $2 }' <<< "$out")
     ch_warm=$(best $(awk '$1 == "warm" { print $2 }' <<< "$out"))
-    # The dashboard first: its first request after new events brings their traces up to date.
+    # The dashboard first: its first request after new events brings their traces up to date
+    # (made right after the ingest when dash_right holds those two times).
     local dsteps_s=() dflow_s=()
     for run in $(seq 0 "$repeat"); do
         dsteps_s+=("$(dash_get "$dash_steps" "$work/dsteps-$run.json")")
         dflow_s+=("$(dash_get "$dash_flow" "$work/dflow-$run.json")")
     done
     local dsteps_cold="${dsteps_s[0]}" dflow_cold="${dflow_s[0]}"
+    [ -z "$dash_right" ] || read -r dsteps_cold dflow_cold <<< "$dash_right"
     dsteps_s=("${dsteps_s[@]:1}")
     dflow_s=("${dflow_s[@]:1}")
     local dash_mb
@@ -160,6 +165,7 @@ measure() {
 }
 
 results=()
+later_results=()
 for events in "${sizes[@]}"; do
     db="bench_ch_$events"
     url="$(db_url "$db")"
@@ -173,12 +179,14 @@ for events in "${sizes[@]}"; do
     export_to_clickhouse "$url" "$folder" ""
     start_dashboard "$url"
     rows=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
+    dash_right=""
     results+=("$rows $(measure "$url" "$folder" "$rows events")")
 
     # 1 % more: new sessions from another seed, through the same paths; ClickHouse gets the stored
     # rows of those sessions (resends already gone).
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 43 --out "$work/more.jsonl" >/dev/null
     "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
+    dash_right="$(dash_get "$dash_steps" "$work/dright-steps.json") $(dash_get "$dash_flow" "$work/dright-flow.json")"
     psql -Xq "$url" -c "VACUUM ANALYZE events"
     python3 -c 'import json, sys; print("\n".join(sorted({json.loads(l)["session_id"] for l in open(sys.argv[1])})))' \
         "$work/more.jsonl" > "$work/more-sessions.txt"
@@ -186,6 +194,22 @@ for events in "${sizes[@]}"; do
     export_to_clickhouse "$url" "$folder" "WHERE session_id IN (SELECT session_id FROM bench_new)"
     rows_more=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
     results+=("$rows_more $(measure "$url" "$folder" "$rows_more events (+1 %)")")
+    # Another 1 %, and the first requests 7 s later: the background refresh (every 5 s) has read
+    # the new sessions. The pages must equal the CLI's reports of the same moment.
+    "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 44 --out "$work/more.jsonl" >/dev/null
+    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
+    sleep 7
+    later="$(dash_get "$dash_steps" "$work/dlater-steps.json") $(dash_get "$dash_flow" "$work/dlater-flow.json")"
+    "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --format json --quiet > "$work/steps-now.json"
+    "$bin/funnel" report --flow health-study --database-url "$url" --format json --quiet > "$work/flow-now.json"
+    for pair in "dlater-steps steps-now" "dlater-flow flow-now"; do
+        set -- $pair
+        cmp -s <(grep -v '"report_end"' "$work/$1.json") <(grep -v '"report_end"' "$work/$2.json") \
+            || { echo "the dashboard's $1 differs from the CLI's" >&2; exit 1; }
+    done
+    rows_later=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
+    echo "$rows_later events (+1 % again): dashboard first request 7 s after the ingest returned --steps ${later% *} s, --flow ${later#* } s (same JSON as the CLI)" >&2
+    later_results+=("$rows_later $later $(read -r _ _ w _ <<< "${results[-1]}"; echo "$w")")
     stop_dashboard
     rm -f "$work/events.jsonl" "$work/more.jsonl" "$work"/*.params.json "$work"/*.rejects
     psql -Xq "$admin" -c "DROP DATABASE $db"
@@ -217,5 +241,12 @@ for line in "${results[@]}"; do
     awk -v n="$rows" -v w="$warm" -v dsc="$dsc" -v dfc="$dfc" -v dsb="$dsb" -v dfb="$dfb" -v m="$dmb" \
         'BEGIN { printf "%10d %16.3f %7.1fx %15.3f %7.1fx %12.2f %7.1fx %11.2f %7.1fx %8d\n", n, dsb, dsb / w, dfb, dfb / w, dsc, dsc / w, dfc, dfc / w, m }'
 done
-echo "(dashboard: funnel dashboard's JSON pages over HTTP, sessions kept decoded between requests; warm: best of $repeat; first: its first request after the events arrived)"
+echo "(dashboard: funnel dashboard's JSON pages over HTTP, sessions kept decoded between requests; warm: best of $repeat; first: its first request after the events arrived, right after the ingest returned for the +1 % rows)"
+printf '\n%10s %22s %8s %21s %8s\n' events "dash steps 7 s later" "x ch" "dash flow 7 s later" "x ch"
+for line in "${later_results[@]}"; do
+    read -r rows ls lf w <<< "$line"
+    awk -v n="$rows" -v ls="$ls" -v lf="$lf" -v w="$w" \
+        'BEGIN { printf "%10d %22.3f %7.1fx %21.3f %7.1fx\n", n, ls, ls / w, lf, lf / w }'
+done
+echo "(another 1 % more events, the dashboard's first requests 7 s after the ingest returned: its background refresh every 5 s had read them; against ClickHouse warm at the +1 % row)"
 echo "(seconds; steps and flow: best of $repeat warm runs, from the session traces; cold: the first report after the events arrived, which brings the traces up to date; events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns; reports read on --read-connections' default, one connection per core, unless said; peak MB: max RSS of one more warm report)"
