@@ -62,6 +62,18 @@ start_dashboard() {
 stop_dashboard() { kill "$dash_pid"; wait "$dash_pid" 2>/dev/null || true; }
 # One JSON page of the dashboard into file $2; prints the seconds it took.
 dash_get() { curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o "$2" -w '%{time_total}' "$dash_base$1"; }
+# The dashboard's pages saved as $2 and $3 (JSON, in $work) equal the CLI's reports on database $1
+# now, report_end aside (the dashboard's runs to now, the CLI's without --until here).
+same_as_cli() {
+    local url="$1" label="$4"
+    "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --format json --quiet > "$work/steps-now.json"
+    "$bin/funnel" report --flow health-study --database-url "$url" --format json --quiet > "$work/flow-now.json"
+    for pair in "$2 steps-now" "$3 flow-now"; do
+        set -- $pair
+        cmp -s <(grep -v '"report_end"' "$work/$1.json") <(grep -v '"report_end"' "$work/$2.json") \
+            || { echo "$label: the dashboard's $1 differs from the CLI's" >&2; exit 1; }
+    done
+}
 dash_steps="/funnel?steps=$steps&window=7d"
 dash_flow="/flows/health-study"
 window_us=$(( 7 * 86400 * 1000000 ))
@@ -149,14 +161,7 @@ measure() {
     echo "$label: ClickHouse cold $ch_cold s, warm ${out//$'\n'/ }; copy ${copy_s[*]}; --steps ${steps_s[*]}; --flow ${flow_s[*]}" >&2
     echo "$label: reached per step: funnel $ours; ClickHouse $theirs" >&2
     [ "$ours" = "$theirs" ] || { echo "$label: the funnels disagree" >&2; exit 1; }
-    # The dashboard's JSON equals the CLI's for the same options (the CLI's without --until here).
-    "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --format json --quiet > "$work/steps-now.json"
-    "$bin/funnel" report --flow health-study --database-url "$url" --format json --quiet > "$work/flow-now.json"
-    for pair in "dsteps-1 steps-now" "dflow-1 flow-now"; do
-        set -- $pair
-        cmp -s <(grep -v '"report_end"' "$work/$1.json") <(grep -v '"report_end"' "$work/$2.json") \
-            || { echo "$label: the dashboard's $1 differs from the CLI's" >&2; exit 1; }
-    done
+    same_as_cli "$url" dsteps-1 dflow-1 "$label"
     local dash_counts
     dash_counts="$("$python" -c 'import json, sys; print(" ".join(str(r["count"]) for r in json.load(open(sys.argv[1]))["rows"]))' "$work/dsteps-1.json")"
     [ "$dash_counts" = "$theirs" ] || { echo "$label: the dashboard's funnel disagrees with ClickHouse" >&2; exit 1; }
@@ -200,13 +205,7 @@ for events in "${sizes[@]}"; do
     "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
     sleep 7
     later="$(dash_get "$dash_steps" "$work/dlater-steps.json") $(dash_get "$dash_flow" "$work/dlater-flow.json")"
-    "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --format json --quiet > "$work/steps-now.json"
-    "$bin/funnel" report --flow health-study --database-url "$url" --format json --quiet > "$work/flow-now.json"
-    for pair in "dlater-steps steps-now" "dlater-flow flow-now"; do
-        set -- $pair
-        cmp -s <(grep -v '"report_end"' "$work/$1.json") <(grep -v '"report_end"' "$work/$2.json") \
-            || { echo "the dashboard's $1 differs from the CLI's" >&2; exit 1; }
-    done
+    same_as_cli "$url" dlater-steps dlater-flow "+1 % again"
     rows_later=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
     echo "$rows_later events (+1 % again): dashboard first request 7 s after the ingest returned --steps ${later% *} s, --flow ${later#* } s (same JSON as the CLI)" >&2
     later_results+=("$rows_later $later $(read -r _ _ w _ <<< "${results[-1]}"; echo "$w")")
