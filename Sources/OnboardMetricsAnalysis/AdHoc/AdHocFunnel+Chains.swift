@@ -77,16 +77,16 @@ extension AdHocFunnel {
         }
     }
 
-    /// One partial chain: its start, the times of the steps it reached, and which events (by
-    /// position in the unit's sorted events) filled them, so a tie group never uses one event twice.
-    /// A chain of matched steps: its first step's time, and its last node in the call's
-    /// ``ChainNodes`` (each node one step's time and event, pointing at the step before).
     /// What ``chainReach(_:buffers:)`` allocates, kept between sessions.
     struct ChainBuffers: Sendable {
-        fileprivate var state: ChainState?
+        fileprivate var state = ChainState()
         fileprivate var entries: [(step: Int, event: Int32)] = []
     }
 
+    /// One partial chain: its start, its last node in the session's ``ChainNodes`` (each node one
+    /// step's time and the event that filled it, by position in the unit's sorted events, pointing
+    /// at the step before), and how many steps it reached. The nodes say which events filled it,
+    /// so a tie group never uses one event twice.
     fileprivate struct Chain {
         var start: Int64
         var tail: Int32
@@ -143,58 +143,61 @@ extension AdHocFunnel {
         func lastTime(of chain: Chain) -> Int64 { times[Int(chain.tail)] }
     }
 
+    /// Ordered and strict chains, by PostHog's funnel rules (its `aggregate_funnel` UDF) on top of
+    /// ClickHouse's dynamic programme: for each step, keep the chain that reached it with the
+    /// latest start (it dominates: it can extend wherever an earlier-started one can).
+    ///
+    /// Events are taken one instant at a time. The events of an instant are expanded into one
+    /// entry per (event, matched step), taken in step order and then in event order, as PostHog
+    /// expands ties; an entry extends a chain only if the chain does not already hold its event,
+    /// so one event fills at most one step of a chain. Ten steps over four event names, all
+    /// logged at one instant, thus convert through all ten. Strict order treats an instant as one
+    /// move: afterwards only the chains it started or extended survive, so an instant whose events
+    /// match nothing ends every chain, while an unmatched event tied with matched ones does not
+    /// come between them. (PostHog leaves strict ties undefined; entry-by-entry resets would let
+    /// the order of equal entries decide.)
     private func chainReach(_ events: [AdHocEvent], buffers: inout ChainBuffers) -> Reach {
-        var state = buffers.state.take() ?? ChainState(stepCount: steps.count)
-        state.reset(stepCount: steps.count, strict: order == .strict, windowMicroseconds: windowMicroseconds)
-        var entries = buffers.entries
-        buffers.entries = []
-        entries.removeAll(keepingCapacity: true)
-        defer {
-            buffers.state = state
-            buffers.entries = entries
-        }
+        buffers.state.reset(stepCount: steps.count, strict: order == .strict, windowMicroseconds: windowMicroseconds)
         var groupStart = 0
         while groupStart < events.count {
             let time = events[groupStart].time
             var groupEnd = groupStart + 1
             while groupEnd < events.count, events[groupEnd].time == time { groupEnd += 1 }
-            entries.removeAll(keepingCapacity: true)
+            buffers.entries.removeAll(keepingCapacity: true)
             for index in groupStart..<groupEnd {
                 var bits = events[index].mask
                 while bits != 0 {
-                    entries.append((bits.trailingZeroBitCount, Int32(index)))
+                    buffers.entries.append((bits.trailingZeroBitCount, Int32(index)))
                     bits &= bits - 1
                 }
             }
-            if groupEnd - groupStart > 1 { entries.sort { ($0.step, $0.event) < ($1.step, $1.event) } }
+            if groupEnd - groupStart > 1 { buffers.entries.sort { ($0.step, $0.event) < ($1.step, $1.event) } }
             var touched: UInt64 = 0
-            state.startInstant()
-            for entry in entries {
-                if state.apply(step: entry.step, event: entry.event, time: time) {
+            buffers.state.startInstant()
+            for entry in buffers.entries {
+                if buffers.state.apply(step: entry.step, event: entry.event, time: time) {
                     touched |= UInt64(1) << UInt64(entry.step)
                 }
             }
-            if order == .strict { state.endStrictMove(touched: touched) }
+            if order == .strict { buffers.state.endStrictMove(touched: touched) }
             // Nothing can beat a complete chain.
-            if state.best?.count == steps.count { break }
+            if buffers.state.best?.count == steps.count { break }
             groupStart = groupEnd
         }
-        return Reach(depth: state.best?.count ?? 0, times: state.best.map { state.nodes.times(of: $0) } ?? [])
+        guard let best = buffers.state.best else { return Reach(depth: 0, times: []) }
+        return Reach(depth: best.count, times: buffers.state.nodes.times(of: best))
     }
 
+    /// The chains of one unit while its events are taken in order.
     fileprivate struct ChainState {
         var strict = false
         var windowMicroseconds: Int64 = 0
         var nodes = ChainNodes()
-        var reached: [Chain?]
+        var reached: [Chain?] = []
         /// `reached` as it was before this instant's events.
-        var before: [Chain?]
+        var before: [Chain?] = []
+        /// The first chain to reach the greatest depth so far.
         var best: Chain?
-
-        init(stepCount: Int) {
-            reached = Array(repeating: nil, count: stepCount)
-            before = reached
-        }
 
         /// As new, for a funnel of `stepCount` steps, keeping the storage.
         mutating func reset(stepCount: Int, strict: Bool, windowMicroseconds: Int64) {
@@ -215,10 +218,14 @@ extension AdHocFunnel {
             best = nil
         }
 
+        /// Keeps the chains as they are before an instant's events (``apply(step:event:time:)``'s `before`).
         mutating func startInstant() {
             for index in reached.indices { before[index] = reached[index] }
         }
 
+        /// Strict order after an instant: only chains it started or extended survive, each at the
+        /// furthest step it reached (a chain the instant carried on to the next step no longer
+        /// waits at the earlier one).
         mutating func endStrictMove(touched: UInt64) {
             let isTouched = { (step: Int) in touched & (UInt64(1) << UInt64(step)) != 0 }
             var keep = reached.indices.map(isTouched)
@@ -240,6 +247,11 @@ extension AdHocFunnel {
             return chain
         }
 
+        /// Takes one entry: `event` matched `step` at `time`. The entry extends the latest-started
+        /// chain at the previous step that is within the window and does not hold the event — the
+        /// one made at this instant, else the one from before it (`before`: a chain this very event
+        /// started must not hide an older one it can extend: steps a, a and events a@0 a@1 reach
+        /// 2). Returns whether it set that step's chain.
         mutating func apply(step: Int, event: Int32, time: Int64) -> Bool {
             let chain: Chain
             if step == 0 {
@@ -268,6 +280,10 @@ extension AdHocFunnel {
         }
     }
 
+    /// Any order: slide a window over the matched events, starting at each one, and count the
+    /// distinct steps its events can fill (a maximum bipartite matching between steps and events,
+    /// since an event may match several steps). The first window with the most steps is reported;
+    /// its times are those of the earliest events of each kind the matching used.
     private func anyOrderReach(_ events: [AdHocEvent]) -> Reach {
         let matched = events.filter { $0.mask != 0 }
         var counts: [UInt64: Int] = [:]
