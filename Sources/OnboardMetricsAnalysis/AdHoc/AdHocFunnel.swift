@@ -160,7 +160,7 @@ struct AdHocStepMatcher: Sendable, Hashable {
     private var plain: [String: UInt64] = [:]
     /// The same names in a list, looked through one by one when there are few: comparing a few
     /// short strings costs less than hashing one (hashing was a tenth of a warm `/funnel`).
-    private var plainList: [(name: String, bits: UInt64)] = []
+    private var plainList: [PlainName] = []
     /// `KIND:VALUE` steps, by kind then value.
     private var qualified: [EventKind: [String: UInt64]] = [:]
     /// The plain steps each kind's raw value matches: worked out once, since building and
@@ -169,6 +169,11 @@ struct AdHocStepMatcher: Sendable, Hashable {
 
     /// Up to this many plain names are looked through rather than hashed.
     private static let listed = 8
+
+    private struct PlainName: Sendable, Hashable {
+        var name: String
+        var bits: UInt64
+    }
 
     init(steps: [String]) {
         for (index, step) in steps.enumerated() {
@@ -179,17 +184,11 @@ struct AdHocStepMatcher: Sendable, Hashable {
                 plain[step, default: 0] |= bit
             }
         }
-        if plain.count <= Self.listed { plainList = plain.map { ($0.key, $0.value) } }
+        // Sorted, so that equal step lists make equal matchers.
+        if plain.count <= Self.listed {
+            plainList = plain.map { PlainName(name: $0.key, bits: $0.value) }.sorted { $0.name < $1.name }
+        }
         for kind in EventKind.allCases { byKind[kind] = plain[kind.rawValue] }
-    }
-
-    static func == (left: Self, right: Self) -> Bool {
-        left.plain == right.plain && left.qualified == right.qualified
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(plain)
-        hasher.combine(qualified)
     }
 
     /// The steps a plain name matches.
@@ -202,7 +201,8 @@ struct AdHocStepMatcher: Sendable, Hashable {
     }
 
     func mask(_ event: RecordedEvent) -> UInt64 {
-        mask(in: CollectionOfOne(event), at: CollectionOfOne(event).startIndex)
+        let one = CollectionOfOne(event)
+        return mask(in: one, at: one.startIndex)
     }
 
     /// The steps `events[index]` matches. Each field is read where it is used, in place: copying
