@@ -136,14 +136,6 @@ public final class SessionCache: Sendable {
         var tooLarge: Set<Key> = []
     }
 
-    enum Outcome {
-        case ready
-        /// The reader must read PostgreSQL this time (no migration 0007, a role that may only read).
-        case unavailable
-        /// More events than `maximumEvents`.
-        case tooLarge
-    }
-
     /// The sessions for `reader`'s grouping, brought up to date; `nil` when the reader must read
     /// PostgreSQL instead (bounds, a source of events, irregular ids, too many events, a role
     /// that may not bring the traces up to date, a database without migration 0007).
@@ -165,15 +157,10 @@ public final class SessionCache: Sendable {
             var entry = index.map { state.entries.remove(at: $0).entry } ?? Entry()
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
-            switch try Self.refresh(&entry, key: key, on: connection, maximumEvents: maximumEvents) {
-            case .ready: break
-            case .unavailable: return nil
-            case .tooLarge:
-                state.tooLarge.insert(key)
-                return nil
-            }
+            guard try Self.catchUp(on: connection),
+                try Self.update(&entry, key: key, state: &state, on: connection, maximumEvents: maximumEvents)
+            else { return nil }
             // Kept even with irregular ids: the next refresh may replace them.
-            entry.compactIfNeeded()
             let snapshot = entry.irregular.isEmpty ? entry.snapshot() : nil
             state.entries.append((key, entry))
             if state.entries.count > 2 { state.entries.removeFirst() }
@@ -198,14 +185,14 @@ public final class SessionCache: Sendable {
             state.entries.removeAll()
             let connection = try PostgresConnection(configuration: configuration)
             defer { connection.close() }
+            // One catch-up serves every grouping.
+            guard try Self.catchUp(on: connection) else { return 0 }
             for index in entries.indices {
                 let key = entries[index].key
-                switch try Self.refresh(&entries[index].entry, key: key, on: connection, maximumEvents: maximumEvents) {
-                case .ready:
-                    entries[index].entry.compactIfNeeded()
+                if try Self.update(
+                    &entries[index].entry, key: key, state: &state, on: connection, maximumEvents: maximumEvents)
+                {
                     state.entries.append(entries[index])
-                case .unavailable: break
-                case .tooLarge: state.tooLarge.insert(key)
                 }
             }
             return state.entries.count
@@ -217,19 +204,40 @@ public final class SessionCache: Sendable {
         state.withLockedValue { state in state.entries.map { $0.entry.snapshot().sessions } }
     }
 
-    /// Brings `entry` up to date; unless `.ready`, the caller drops it.
-    static func refresh(
-        _ entry: inout Entry, key: Key, on connection: PostgresConnection, maximumEvents: Int
-    ) throws -> Outcome {
-        guard try TraceBuilder.isMigrated(on: connection) else { return .unavailable }
+    /// Brings the traces up to date (the catch-up every report runs); false when the cache
+    /// cannot serve this time and the reader must read PostgreSQL (no migration 0007, a role that
+    /// may only read).
+    static func catchUp(on connection: PostgresConnection) throws -> Bool {
+        guard try TraceBuilder.isMigrated(on: connection) else { return false }
         if try TraceBuilder.hasDirty(on: connection, buckets: nil) {
             do {
                 try TraceBuilder().catchUp(on: connection, buckets: nil)
             } catch let error as PostgresError where error.sqlState == "42501" || error.sqlState == "25006" {
-                return .unavailable
+                return false
             }
         }
-        return try connection.transaction { connection in
+        return true
+    }
+
+    /// ``read(_:key:on:maximumEvents:)`` and a compaction; false when the grouping holds more
+    /// than `maximumEvents` (remembered in `state`; the caller drops the entry).
+    private static func update(
+        _ entry: inout Entry, key: Key, state: inout State, on connection: PostgresConnection, maximumEvents: Int
+    ) throws -> Bool {
+        guard try read(&entry, key: key, on: connection, maximumEvents: maximumEvents) else {
+            state.tooLarge.insert(key)
+            return false
+        }
+        entry.compactIfNeeded()
+        return true
+    }
+
+    /// Reads into `entry` what was written since its last read (traces already caught up);
+    /// false when it then holds more than `maximumEvents`.
+    static func read(
+        _ entry: inout Entry, key: Key, on connection: PostgresConnection, maximumEvents: Int
+    ) throws -> Bool {
+        try connection.transaction { connection in
             // One snapshot for the watermark, the removals and the traces.
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             guard
@@ -268,9 +276,9 @@ public final class SessionCache: Sendable {
                 entry.put(sessionID, sessions: read, events: events, irregular: irregular)
                 tooMany = entry.events > maximumEvents
             }
-            guard !tooMany else { return .tooLarge }
+            guard !tooMany else { return false }
             entry.watermark = xmin
-            return .ready
+            return true
         }
     }
 }
