@@ -8,10 +8,9 @@ import Testing
 @testable import OnboardMetricsDashboard
 
 /// The report pages beyond the funnel — `/flows/ID/trends`, `/compare`, `/users`, `/discovery`,
-/// the ad-hoc `/funnel` —
-/// and the home page's sparkline and highlights: each JSON twin byte for byte the CLI's `--format
-/// json` for the same options, their refusals (401, 404, a 400 naming the parameter), and the
-/// `Secure` cookie of `--cookie-secure`.
+/// the ad-hoc `/funnel` — and the home page's sparkline and highlights: each JSON twin byte for
+/// byte the CLI's `--format json` for the same options, their refusals (401, 404, a 400 naming
+/// the parameter), and the `Secure` cookie of `--cookie-secure`.
 @Suite(.serialized) struct DashboardReportRoutesTests {
     @Test(arguments: [
         (

@@ -99,7 +99,6 @@ package struct TraceBuilder: Sendable {
         let taken = Array(Set(marks))
         guard !taken.isEmpty else { return (0, after) }
         let last = taken.max { $0.isBefore($1) }
-        // uuidString is hex and dashes only: safe inside the literal.
         let ids = Self.uuidArray(taken)
         try connection.query("DELETE FROM session_traces WHERE session_id = ANY (\(ids))")
         var built: [Built] = []
@@ -130,12 +129,12 @@ package struct TraceBuilder: Sendable {
         return (taken.count, last)
     }
 
-    /// A session's trace and what its row says about it.
     /// `ids` as a `uuid[]` literal (uuidString is hex and dashes only: safe inside it).
     static func uuidArray(_ ids: [UUID]) -> String {
         "'{" + ids.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
     }
 
+    /// A session's trace and what its row says about it.
     struct Built {
         var sessionID: UUID
         var first: UUID
