@@ -99,7 +99,7 @@ package struct TraceBuilder: Sendable {
         let taken = Array(Set(marks))
         guard !taken.isEmpty else { return (0, after) }
         let last = taken.max { $0.isBefore($1) }
-        let ids = Self.uuidArray(taken)
+        let ids = Self.opaqueUUIDArray(taken)
         try connection.query("DELETE FROM session_traces WHERE session_id = ANY (\(ids))")
         var built: [Built] = []
         try Self.forEachSession(on: connection, where: "session_id = ANY (\(ids))") { sessionID, encoder in
@@ -132,6 +132,13 @@ package struct TraceBuilder: Sendable {
     /// `ids` as a `uuid[]` literal (uuidString is hex and dashes only: safe inside it).
     static func uuidArray(_ ids: [UUID]) -> String {
         "'{" + ids.map(\.uuidString).joined(separator: ",") + "}'::uuid[]"
+    }
+
+    /// `ids` as a `uuid[]` the planner does not look into, for `session_id = ANY (...)`. With
+    /// the literal it estimated each of the 1,500 sessions of a small catch-up against every
+    /// partition's statistics: 11-16 ms of planning against 3 ms, for the same bitmap scans.
+    static func opaqueUUIDArray(_ ids: [UUID]) -> String {
+        "(SELECT \(uuidArray(ids)))::uuid[]"
     }
 
     /// A session's trace and what its row says about it.
