@@ -7,8 +7,8 @@
 #   - ClickHouse: the ordered funnel welcome,modules,consent,account with a 7-day window,
 #     cold (first query of a new process on the stored table) and warm (best of three more);
 #   - `funnel report --steps` (the same ad-hoc funnel) and `funnel report --flow` (the flow funnel):
-#     once cold (the first report after the events arrived: it brings the session traces up to
-#     date), then REPEAT times warm (default 3), best and median printed; and once each with
+#     once cold (the first report after the events arrived: after the bulk load it builds every
+#     session trace; after 1 % more the ingest has built the new ones), then REPEAT times warm (default 3), best and median printed; and once each with
 #     `--source events` (every row streamed, as before the traces), whose JSON must be the same;
 #   - PostgreSQL's binary export of the columns a report reads (what re-reading the table costs);
 # then 1 % more events arrive (new sessions, another seed) in both stores and everything runs again.
@@ -18,7 +18,8 @@
 # request for the events (a cold start loads every session; after 1 % more, only the new traces),
 # then REPEAT warm requests; its JSON must match the CLI's (report_end aside: the dashboard's runs
 # to now) and its counts ClickHouse's; and the dashboard's peak memory (VmHWM). After the 1 % more,
-# the dashboard's first requests are made right after `funnel ingest` returns. Last, another 1 %
+# the dashboard's first requests are made right after `funnel ingest` returns (which builds the
+# new sessions' traces before it exits: its load and build times are printed). Last, another 1 %
 # arrives and the first requests wait for the dashboard's background refresh (every 5 s, the
 # default): their time is what a page opened a few seconds after new events costs.
 # The two funnels' counts must agree step for step, else the script fails. Ratios are funnel / ClickHouse
@@ -112,8 +113,8 @@ measure() {
     local dash_mb
     dash_mb=$(( $(awk '/^VmHWM/ { print $2 }' "/proc/$dash_pid/status") / 1024 ))
     local steps_s=() flow_s=() copy_s=()
-    # The first report after new events is the cold one: it brings the session traces up to date
-    # (builds them all after the first ingest, the new sessions' after the 1 % more).
+    # The first report after new events is the cold one: after the bulk load it builds every
+    # trace; after the 1 % more the ingest has built the new sessions' and it reads them.
     for run in $(seq 0 "$repeat"); do
         start=$(now); psql -Xq "$url" -c "\\copy (SELECT $columns FROM events) TO '/dev/null' (FORMAT binary)"; copy_s+=("$(since "$start")")
         start=$(now)
@@ -189,9 +190,18 @@ for events in "${sizes[@]}"; do
 
     # 1 % more: new sessions from another seed, through the same paths; ClickHouse gets the stored
     # rows of those sessions (resends already gone).
+    # The ingest builds the new sessions' traces before it returns (fewer than
+    # --trace-build-limit await): its load and build times are printed, and their ratio.
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 43 --out "$work/more.jsonl" >/dev/null
-    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
+    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet --format json > "$work/more-ingest.json"
     dash_right="$(dash_get "$dash_steps" "$work/dright-steps.json") $(dash_get "$dash_flow" "$work/dright-flow.json")"
+    "$python" - "$work/more-ingest.json" >&2 <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+load, build, built = s["seconds"], s.get("trace_seconds"), s.get("traces_built", 0)
+after = f"{build:.3f} s (+{100 * build / load:.0f} % on the load)" if build is not None else "none (left to the first report)"
+print(f"+1 % ingest: {s['inserted']} events loaded in {load:.3f} s, then the traces of {built} sessions built in {after}")
+PY
     psql -Xq "$url" -c "VACUUM ANALYZE events"
     python3 -c 'import json, sys; print("\n".join(sorted({json.loads(l)["session_id"] for l in open(sys.argv[1])})))' \
         "$work/more.jsonl" > "$work/more-sessions.txt"
@@ -248,4 +258,4 @@ for line in "${later_results[@]}"; do
         'BEGIN { printf "%10d %22.3f %7.1fx %21.3f %7.1fx\n", n, ls, ls / w, lf, lf / w }'
 done
 echo "(another 1 % more events, the dashboard's first requests 7 s after the ingest returned: its background refresh every 5 s had read them; against ClickHouse warm at the +1 % row)"
-echo "(seconds; steps and flow: best of $repeat warm runs, from the session traces; cold: the first report after the events arrived, which brings the traces up to date; events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns; reports read on --read-connections' default, one connection per core, unless said; peak MB: max RSS of one more warm report)"
+echo "(seconds; steps and flow: best of $repeat warm runs, from the session traces; cold: the first report after the events arrived (it builds every trace after the bulk load; the +1 % ingest built the new ones); events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns; reports read on --read-connections' default, one connection per core, unless said; peak MB: max RSS of one more warm report)"

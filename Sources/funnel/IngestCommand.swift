@@ -49,6 +49,13 @@ struct IngestCommand: AsyncParsableCommand {
             migrations first, so a fresh database works. Exits 0 even when lines were rejected; \
             the summary says how many.
 
+            Traces: reports read each session from a compact trace (`funnel verify`), rebuilt \
+            from the events after a write. After a small load (at most --trace-build-limit \
+            sessions awaiting, default 20000) ingest builds them before it exits, so the next \
+            report only reads them; after a bulk load the first report builds them all. The \
+            summary says how many were built and how long it took (JSON traces_built, \
+            trace_seconds). A role that may not write the traces leaves them to the reports.
+
             Shards (`funnel shards`): each batch goes to the shards of its sessions. The part of a \
             shard that is down waits in a spool (--spool-dir; by default one per coordinator \
             database under ONBOARDMETRICS_STATE_DIR, else $XDG_STATE_HOME/onboardmetrics, else \
@@ -95,6 +102,12 @@ struct IngestCommand: AsyncParsableCommand {
             "Connections writing batches at once (one copies while another commits).", valueName: "n"))
     var writeConnections = 2
 
+    @Option(
+        help: ArgumentHelp(
+            "After the load, build the traces reports read when at most this many sessions await them (0: leave them all to the first report).",
+            valueName: "sessions"))
+    var traceBuildLimit = Self.defaultTraceBuildLimit
+
     @Flag(name: .shortAndLong, help: "Report every rejected line on stderr, not only the first 20.")
     var verbose = false
 
@@ -113,6 +126,7 @@ struct IngestCommand: AsyncParsableCommand {
             throw ValidationError("--mapping applies to --input-format segment or posthog")
         }
         guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+        guard traceBuildLimit >= 0 else { throw ValidationError("--trace-build-limit must not be negative") }
         guard (1...64).contains(writeConnections) else {
             throw ValidationError("--write-connections must be between 1 and 64")
         }
@@ -147,10 +161,11 @@ struct IngestCommand: AsyncParsableCommand {
 
         let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
         let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
-        let summary: IngestSummary
+        var summary: IngestSummary
+        let topology: ShardTopology
         do {
             var ingester = EventIngester(options: options)
-            let topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
+            topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
             if topology.isSharded {
                 // A shard that is down gets its part spooled in a folder of the coordinator's own,
                 // outside the current folder: the next ingest drains it wherever it runs.
@@ -174,6 +189,10 @@ struct IngestCommand: AsyncParsableCommand {
         }
         bar.clear()
         reporter.finish(rejectsFiles: summary.files.compactMap(\.rejectsFile))
+        if summary.inserted > 0 {
+            (summary.tracesBuilt, summary.traceSeconds) = await buildTraces(
+                in: topology.isSharded ? topology.shards.map(\.configuration) : [configuration], console: console)
+        }
         printSummary(summary, console: console)
         if let spool = summary.spool, !spool.waiting.isEmpty {
             // Said even with --quiet: the job is not done until these land.
@@ -210,9 +229,13 @@ struct IngestCommand: AsyncParsableCommand {
                     ", \(spool.spooled) spooled for shards that are down, \(spool.drained) drained from the spool, "
                     + "\(spool.waitingEvents) waiting"
             }
-            console.print(
-                line + " in \(String(format: "%.2f", summary.seconds)) s "
-                    + "(\(String(format: "%.0f", summary.eventsPerSecond)) events/s)")
+            line +=
+                " in \(String(format: "%.2f", summary.seconds)) s "
+                + "(\(String(format: "%.0f", summary.eventsPerSecond)) events/s)"
+            if let built = summary.tracesBuilt, built > 0, let seconds = summary.traceSeconds {
+                line += "; traces of \(built) sessions built in \(String(format: "%.2f", seconds)) s"
+            }
+            console.print(line)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import OnboardMetricsReader
 @testable import OnboardMetricsSDK
 @testable import OnboardMetricsStore
 
@@ -225,6 +226,62 @@ import Testing
         #expect((json["files"] as? [[String: Any]])?.count == 2)
         let rejected = try String(contentsOfFile: rejects, encoding: .utf8)
         #expect(rejected == "# \(second.path):101: invalid JSON at column 2: expected '\"'\n{oops\n")
+    }
+
+    @Test func aSmallLoadBuildsItsTracesAndALargerOneLeavesThemToTheFirstReport() async throws {
+        let configuration = try await TestDatabase.fresh("ingest_traces")
+        let folder = try TestDatabase.temporaryFolder("ingest-traces")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let events = SampleEvents.make(sessions: 40, perSession: 5, seed: 12)
+        let first = folder.appendingPathComponent("first.jsonl")
+        let second = folder.appendingPathComponent("second.jsonl")
+        // 20 sessions without their last event, then those last events (their traces change) and
+        // 20 new sessions.
+        let inFirst = events.indices.filter { $0 < 100 && events[$0].seq < 4 }
+        let firstEvents = inFirst.map { events[$0] }
+        try Data(firstEvents.map { $0.jsonLine + "\n" }.joined().utf8).write(to: first)
+        try Data(
+            events.indices.filter { !Set(inFirst).contains($0) }.map { events[$0].jsonLine + "\n" }.joined().utf8
+        ).write(to: second)
+        let url = TestDatabase.url(of: configuration)
+        func ingest(_ file: URL, limit: Int) async throws -> [String: Any] {
+            let outcome = try await FunnelProcess.run([
+                "ingest", file.path, "--database-url", url, "--format", "json", "--quiet",
+                "--trace-build-limit", String(limit), "--migrations", TestDatabase.migrationsDirectory.path,
+            ])
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            return try #require(try JSONSerialization.jsonObject(with: Data(outcome.output.utf8)) as? [String: Any])
+        }
+        func waiting() async throws -> Int {
+            try await TestDatabase.withConnection(configuration) {
+                try $0.query("SELECT count(DISTINCT session_id) FROM trace_dirty").first?[0].int ?? -1
+            }
+        }
+        let firstSessions = Set(firstEvents.map(\.sessionID)).count
+        let allSessions = Set(events.map(\.sessionID)).count
+
+        // More sessions than the limit await: nothing is built, the summary says none was.
+        let large = try await ingest(first, limit: firstSessions - 1)
+        #expect(large["traces_built"] == nil)
+        #expect(large["trace_seconds"] == nil)
+        #expect(try await waiting() == firstSessions)
+
+        // Within the limit, every waiting session is built (those the first load left too), and
+        // the traces match the events.
+        let small = try await ingest(second, limit: allSessions)
+        #expect(small["traces_built"] as? Int == allSessions)
+        #expect(small["trace_seconds"] is Double)
+        #expect(try await waiting() == 0)
+        let result = try await TestDatabase.withConnection(configuration) { try TraceVerifier().verify(on: $0) }
+        #expect(result.isConsistent)
+        #expect(result.traces == allSessions)
+
+        // 0 turns it off.
+        let again = folder.appendingPathComponent("again.jsonl")
+        let more = SampleEvents.make(sessions: 3, perSession: 4, seed: 13)
+        try Data(more.map { $0.jsonLine + "\n" }.joined().utf8).write(to: again)
+        #expect(try await ingest(again, limit: 0)["traces_built"] == nil)
+        #expect(try await waiting() == 3)
     }
 }
 

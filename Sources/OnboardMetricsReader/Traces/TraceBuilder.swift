@@ -55,6 +55,23 @@ package struct TraceBuilder: Sendable {
         }
     }
 
+    /// Rebuilds the dirty sessions when at most `limit` await: what a writer runs after a small
+    /// write, so the next report only reads the traces. More (a bulk load's) are left to the first
+    /// report, which builds them in one go either way.
+    /// - Returns: the sessions rebuilt, or nil when more than `limit` await or the database has
+    ///   no traces (nothing was done).
+    /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
+    package func catchUp(on connection: PostgresConnection, ifAtMost limit: Int) throws -> Int? {
+        guard limit > 0, try Self.isMigrated(on: connection) else { return nil }
+        let waiting =
+            try connection.query(
+                "SELECT count(*) FROM (SELECT DISTINCT session_id FROM trace_dirty LIMIT \(limit + 1)) AS waiting"
+            )
+            .first?[0].int ?? 0
+        guard waiting <= limit else { return nil }
+        return waiting == 0 ? 0 : try catchUp(on: connection, buckets: nil)
+    }
+
     /// Drops every trace and builds them all again from `events`.
     /// - Returns: the sessions built.
     @discardableResult

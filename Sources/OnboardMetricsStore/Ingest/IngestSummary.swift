@@ -56,6 +56,11 @@ public struct IngestSummary: Sendable, Hashable, Codable {
     public var spool: Spool?
     /// Wall-clock seconds from start to the last commit.
     public var seconds: Double
+    /// Sessions whose traces (what reports read) were built after the load; nil when they were
+    /// left to the first report (a bulk load, or a writer that does not build them).
+    public var tracesBuilt: Int?
+    /// Wall-clock seconds that build took; nil when there was none.
+    public var traceSeconds: Double?
 
     /// Records read over all files.
     public var linesRead: Int { files.reduce(0) { $0 + $1.linesRead } }
@@ -72,6 +77,8 @@ public struct IngestSummary: Sendable, Hashable, Codable {
         case files, seconds, inserted, duplicates, rejected, spool
         case linesRead = "lines_read"
         case eventsPerSecond = "events_per_second"
+        case tracesBuilt = "traces_built"
+        case traceSeconds = "trace_seconds"
     }
 
     /// Creates a summary.
@@ -85,6 +92,8 @@ public struct IngestSummary: Sendable, Hashable, Codable {
         files = try container.decode([File].self, forKey: .files)
         seconds = try container.decode(Double.self, forKey: .seconds)
         spool = try container.decodeIfPresent(Spool.self, forKey: .spool)
+        tracesBuilt = try container.decodeIfPresent(Int.self, forKey: .tracesBuilt)
+        traceSeconds = try container.decodeIfPresent(Double.self, forKey: .traceSeconds)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -97,5 +106,7 @@ public struct IngestSummary: Sendable, Hashable, Codable {
         try container.encode(rejected, forKey: .rejected)
         try container.encode(eventsPerSecond, forKey: .eventsPerSecond)
         try container.encodeIfPresent(spool, forKey: .spool)
+        try container.encodeIfPresent(tracesBuilt, forKey: .tracesBuilt)
+        try container.encodeIfPresent(traceSeconds, forKey: .traceSeconds)
     }
 }

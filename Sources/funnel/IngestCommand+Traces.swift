@@ -1,0 +1,43 @@
+import Foundation
+import OnboardMetrics
+
+extension IngestCommand {
+    /// Sessions awaiting their traces up to which ingest builds them: about a second of building
+    /// (the 1 % more of the 7M-event benchmark is 6,000 sessions).
+    static let defaultTraceBuildLimit = 20_000
+
+    /// Builds the traces of the sessions awaiting them in each database (the shards of a sharded
+    /// one), when few await, so a report right after the load only reads them.
+    /// The events have landed whatever happens here: a failure is said on stderr and leaves the
+    /// traces to the first report, which builds them as it would have anyway.
+    /// - Returns: the sessions built and the seconds it took; nil when nothing was built because
+    ///   too many await (or the limit is 0) in every database.
+    func buildTraces(
+        in targets: [PostgresConfiguration], console: Console
+    ) async -> (built: Int?, seconds: Double?) {
+        let limit = traceBuildLimit
+        guard limit > 0 else { return (nil, nil) }
+        let start = ContinuousClock.now
+        var built: Int?
+        for target in targets {
+            do {
+                let count = try await BlockingIO.run {
+                    let connection = try PostgresConnection(configuration: target)
+                    defer { connection.close() }
+                    return try TraceBuilder().catchUp(on: connection, ifAtMost: limit)
+                }
+                if let count { built = (built ?? 0) + count }
+            } catch let error as PostgresError where error.sqlState == "42501" {
+                console.status("funnel: this role may not write the session traces: the first report builds them")
+                return (nil, nil)
+            } catch {
+                console.status(
+                    "funnel: the events landed, but building their traces failed (\(error)): the first report builds them"
+                )
+            }
+        }
+        let elapsed = ContinuousClock.now - start
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (built, built == nil ? nil : seconds)
+    }
+}
