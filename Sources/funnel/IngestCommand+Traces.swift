@@ -24,7 +24,8 @@ extension IngestCommand {
                 let count = try await BlockingIO.run {
                     let connection = try PostgresConnection(configuration: target)
                     defer { connection.close() }
-                    return try TraceBuilder().catchUp(on: connection, ifAtMost: limit)
+                    return try TraceBuilder().catchUp(
+                        on: connection, parts: ShardedReader.automaticConnections, ifAtMost: limit)
                 }
                 if let count { built = (built ?? 0) + count }
             } catch let error as PostgresError where error.sqlState == "42501" {

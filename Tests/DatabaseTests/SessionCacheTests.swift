@@ -140,7 +140,7 @@ import Testing
                 if let (sql, ids) = change {
                     try connection.query(sql, sql.contains("$1") ? [.text(ids.joined(separator: ","))] : [])
                 }
-                if rebuilds { try TraceBuilder().rebuildAll(on: connection) }
+                if rebuilds { try TraceBuilder().rebuildAll(on: connection, parts: 2) }
             }
             written += batch
             if statement != nil || random.next() % 2 == 0 {
@@ -213,7 +213,7 @@ import Testing
         let kept = try await Self.cached(cache, SessionReader())
         #expect(kept?.count == 9)
         #expect(kept?.contains { $0.sessionID == gone } == false)
-        _ = try await TestDatabase.withConnection(configuration) { try TraceBuilder().rebuildAll(on: $0) }
+        _ = try await TestDatabase.withConnection(configuration) { try TraceBuilder().rebuildAll(on: $0, parts: 2) }
         #expect(try await Self.cached(cache, SessionReader())?.count == 9)
         _ = try await TestDatabase.withConnection(configuration) { try $0.query("TRUNCATE events") }
         #expect(try await Self.cached(cache, SessionReader())?.count == 0)

@@ -123,6 +123,24 @@ import Testing
         #expect(result.pending == ids.count - expected)
     }
 
+    @Test func aCatchUpOnSeveralConnectionsRebuildsEverySessionOnce() async throws {
+        let configuration = try await TestDatabase.migrated("traces_parallel")
+        let events = try Self.events(sessions: 60)
+        let ids = Set(events.map(\.sessionID))
+        let rebuilt = try await TestDatabase.withConnection(configuration) { connection in
+            _ = try EventStore().write(events, on: connection, receivedAt: Date())
+            var builder = TraceBuilder()
+            builder.batchSize = 7
+            builder.parallelFrom = 10
+            return try builder.catchUp(on: connection, parts: 3)
+        }
+        #expect(rebuilt == ids.count)
+        #expect(try await Self.count(configuration, "SELECT count(*) FROM trace_dirty") == 0)
+        let result = try await TestDatabase.withConnection(configuration) { try TraceVerifier().verify(on: $0) }
+        #expect(result.isConsistent)
+        #expect(result.traces == ids.count)
+    }
+
     @Test func verifyFindsACorruptedTraceAndRebuildRepairsIt() async throws {
         let configuration = try await TestDatabase.migrated("traces_verify")
         let events = try Self.events(sessions: 30)

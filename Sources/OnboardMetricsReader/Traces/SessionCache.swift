@@ -209,12 +209,10 @@ public final class SessionCache: Sendable {
     /// may only read).
     static func catchUp(on connection: PostgresConnection) throws -> Bool {
         guard try TraceBuilder.isMigrated(on: connection) else { return false }
-        if try TraceBuilder.hasDirty(on: connection, buckets: nil) {
-            do {
-                try TraceBuilder().catchUp(on: connection, buckets: nil)
-            } catch let error as PostgresError where error.sqlState == "42501" || error.sqlState == "25006" {
-                return false
-            }
+        do {
+            try TraceBuilder().catchUp(on: connection, parts: ShardedReader.automaticConnections)
+        } catch let error as PostgresError where error.sqlState == "42501" || error.sqlState == "25006" {
+            return false
         }
         return true
     }

@@ -13,6 +13,10 @@ import OnboardMetricsStore
 package struct TraceBuilder: Sendable {
     /// Sessions per transaction: bounds the memory of a batch's traces.
     package var batchSize = 5_000
+    /// Sessions awaiting a rebuild from which a catch-up given several connections uses them
+    /// (``catchUp(on:parts:)``): below, one more connection costs about what it
+    /// saves (a session takes about 60 µs).
+    package var parallelFrom = 1_000
 
     package init() {}
 
@@ -55,27 +59,10 @@ package struct TraceBuilder: Sendable {
         }
     }
 
-    /// Rebuilds the dirty sessions when at most `limit` await: what a writer runs after a small
-    /// write, so the next report only reads the traces. More (a bulk load's) are left to the first
-    /// report, which builds them in one go either way.
-    /// - Returns: the sessions rebuilt, or nil when more than `limit` await or the database has
-    ///   no traces (nothing was done).
-    /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
-    package func catchUp(on connection: PostgresConnection, ifAtMost limit: Int) throws -> Int? {
-        guard limit > 0, try Self.isMigrated(on: connection) else { return nil }
-        let waiting =
-            try connection.query(
-                "SELECT count(*) FROM (SELECT DISTINCT session_id FROM trace_dirty LIMIT \(limit + 1)) AS waiting"
-            )
-            .first?[0].int ?? 0
-        guard waiting <= limit else { return nil }
-        return waiting == 0 ? 0 : try catchUp(on: connection, buckets: nil)
-    }
-
-    /// Drops every trace and builds them all again from `events`.
+    /// Drops every trace and builds them all again from `events`, on `parts` connections at once.
     /// - Returns: the sessions built.
     @discardableResult
-    package func rebuildAll(on connection: PostgresConnection) throws -> Int {
+    package func rebuildAll(on connection: PostgresConnection, parts: Int) throws -> Int {
         try connection.transaction { connection in
             // Recorded as removed: a reader keeping sessions between reports drops those that
             // do not come back (sessions whose events are gone).
@@ -84,7 +71,7 @@ package struct TraceBuilder: Sendable {
             )
             try connection.query("INSERT INTO trace_dirty (session_id) SELECT DISTINCT session_id FROM events")
         }
-        return try catchUp(on: connection, buckets: nil)
+        return try catchUp(on: connection, parts: parts)
     }
 
     /// Rebuilds the next batch of dirty sessions after `after` in id order: walking the primary

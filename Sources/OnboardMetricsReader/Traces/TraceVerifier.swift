@@ -69,6 +69,6 @@ public struct TraceVerifier: Sendable {
     /// - Throws: `PostgresError`.
     @discardableResult
     public func rebuild(on connection: PostgresConnection) throws -> Int {
-        try TraceBuilder().rebuildAll(on: connection)
+        try TraceBuilder().rebuildAll(on: connection, parts: ShardedReader.automaticConnections)
     }
 }

@@ -1,0 +1,54 @@
+import Foundation
+import NIOConcurrencyHelpers
+import OnboardMetricsPostgres
+import OnboardMetricsStore
+
+extension TraceBuilder {
+    /// Sessions awaiting a rebuild, counted up to `limit + 1` (enough to tell more than `limit`).
+    package static func waiting(on connection: PostgresConnection, upTo limit: Int) throws -> Int {
+        try connection.query(
+            "SELECT count(*) FROM (SELECT DISTINCT session_id FROM trace_dirty LIMIT \(max(0, limit) + 1)) AS waiting"
+        )
+        .first?[0].int ?? 0
+    }
+
+    /// Rebuilds every dirty session: on `connection` when few await, else on `parts` connections
+    /// of its configuration at once, each catching up its share of the buckets (split as the
+    /// readers split them). A rebuild is PostgreSQL's reading and sorting of the events and this
+    /// process's encoding, one core each per connection: the first dashboard page after a bulk
+    /// load waited for one connection's.
+    /// - Returns: the sessions rebuilt.
+    /// - Throws: `PostgresError` (42501 for a role that may not write the traces); with several
+    ///   connections, the first share's error once every share has finished.
+    @discardableResult
+    package func catchUp(on connection: PostgresConnection, parts: Int) throws -> Int {
+        let waiting = try Self.waiting(on: connection, upTo: parallelFrom)
+        guard waiting > 0 else { return 0 }
+        guard parts > 1, waiting > parallelFrom else { return try catchUp(on: connection, buckets: nil) }
+        let shares = ShardedReader.split(Array(0..<SessionBucket.count), into: parts)
+        let configuration = connection.configuration
+        let outcomes = NIOLockedValueBox([Result<Int, any Error>](repeating: .success(0), count: shares.count))
+        DispatchQueue.concurrentPerform(iterations: shares.count) { index in
+            let outcome = Result { () throws -> Int in
+                let share = try PostgresConnection(configuration: configuration)
+                defer { share.close() }
+                return try catchUp(on: share, buckets: shares[index])
+            }
+            outcomes.withLockedValue { $0[index] = outcome }
+        }
+        return try outcomes.withLockedValue { $0 }.reduce(0) { try $0 + $1.get() }
+    }
+
+    /// Rebuilds the dirty sessions when at most `limit` await: what a writer runs after a small
+    /// write, so the next report only reads the traces. More (a bulk load's) are left to the first
+    /// report, which builds them in one go either way.
+    /// - Returns: the sessions rebuilt, or nil when more than `limit` await or the database has
+    ///   no traces (nothing was done).
+    /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
+    package func catchUp(on connection: PostgresConnection, parts: Int, ifAtMost limit: Int) throws -> Int? {
+        guard limit > 0, try Self.isMigrated(on: connection),
+            try Self.waiting(on: connection, upTo: limit) <= limit
+        else { return nil }
+        return try catchUp(on: connection, parts: parts)
+    }
+}
