@@ -42,13 +42,18 @@ struct TraceDecoder {
             received: cursor.received, properties: try properties(cursor))
     }
 
-    /// The current event's user id ("" for none, as an events row without one reads).
-    mutating func userID(_ cursor: TraceCursor) -> String {
-        string(cursor.userNumber, cursor) ?? ""
+    /// The user id of string `number` (its `bytes`, from the cursor) ("" for none, as an events
+    /// row without one reads).
+    mutating func userID(number: Int, bytes: UnsafeRawBufferPointer?) -> String {
+        string(number, bytes) ?? ""
     }
 
     private mutating func string(_ number: Int, _ cursor: TraceCursor) -> String? {
-        guard let bytes = cursor.string(number) else { return nil }
+        string(number, cursor.string(number))
+    }
+
+    private mutating func string(_ number: Int, _ bytes: UnsafeRawBufferPointer?) -> String? {
+        guard let bytes else { return nil }
         let slot = number - 1
         if values[slot].trace == trace, let known = values[slot].string { return known }
         let string = String(decoding: bytes, as: UTF8.self)

@@ -36,9 +36,13 @@ struct TraceSessions {
             if let since, cursor.eventID.isBefore(since) { continue }
             if let until, !cursor.eventID.isBefore(until) { continue }
             let (streamTime, event, offset) = try decoder.decode(cursor)
-            // Asked for only when the event opens a session.
+            // Asked for only when the event opens a session. It captures the user's string, not
+            // the cursor: a cursor captured by a closure lived in a box on the heap, and every
+            // step and read of it went through that box.
+            let userNumber = cursor.userNumber
+            let userBytes = cursor.userID
             let user = { [people] (decoder: inout TraceDecoder) -> String in
-                let user = decoder.userID(cursor)
+                let user = decoder.userID(number: userNumber, bytes: userBytes)
                 return people.map { $0.person(of: user) } ?? user
             }
             if stream {
