@@ -203,9 +203,9 @@ struct StringInterner {
 
     mutating func string(_ bytes: UnsafeRawBufferPointer?) -> String? {
         guard let bytes else { return nil }
-        if last >= 0, entries[last].bytes.elementsEqual(bytes) { return entries[last].string }
+        if last >= 0, bytes.equals(entries[last].bytes) { return entries[last].string }
         for index in entries.indices
-        where entries[index].bytes.count == bytes.count && entries[index].bytes.elementsEqual(bytes) {
+        where bytes.equals(entries[index].bytes) {
             last = index
             return entries[index].string
         }
@@ -228,7 +228,7 @@ struct PropertiesInterner {
     mutating func object(_ json: UnsafeRawBufferPointer) throws -> [String: JSONValue] {
         let hash = json.contentHash
         if let bucket = buckets[hash] {
-            for entry in bucket where entry.bytes.count == json.count && entry.bytes.elementsEqual(json) {
+            for entry in bucket where json.equals(entry.bytes) {
                 return entry.object
             }
         }
@@ -248,7 +248,7 @@ extension EventKind {
 
     /// The kind whose raw value these UTF-8 bytes spell.
     init?(utf8 bytes: UnsafeRawBufferPointer) {
-        for entry in Self.byUTF8 where entry.bytes.count == bytes.count && entry.bytes.elementsEqual(bytes) {
+        for entry in Self.byUTF8 where bytes.equals(entry.bytes) {
             self = entry.kind
             return
         }
