@@ -8,8 +8,8 @@ extension IngestCommand {
 
     /// Builds the traces of the sessions awaiting them in each database (the shards of a sharded
     /// one), when few await, so a report right after the load only reads them.
-    /// The events have landed whatever happens here: a failure is said on stderr and leaves the
-    /// traces to the first report, which builds them as it would have anyway.
+    /// Nothing here touches the events: a failure is said on stderr and leaves the traces to the
+    /// first report, which builds them as it would have anyway.
     /// - Returns: the sessions built and the seconds it took; nil when nothing was built because
     ///   too many await (or the limit is 0) in every database.
     func buildTraces(
@@ -32,9 +32,7 @@ extension IngestCommand {
                 console.status("funnel: this role may not write the session traces: the first report builds them")
                 return (nil, nil)
             } catch {
-                console.status(
-                    "funnel: the events landed, but building their traces failed (\(error)): the first report builds them"
-                )
+                console.status("funnel: could not build the session traces (\(error)): the first report builds them")
             }
         }
         let elapsed = ContinuousClock.now - start

@@ -190,8 +190,12 @@ struct IngestCommand: AsyncParsableCommand {
         bar.clear()
         reporter.finish(rejectsFiles: summary.files.compactMap(\.rejectsFile))
         if summary.inserted > 0 {
-            (summary.tracesBuilt, summary.traceSeconds) = await buildTraces(
-                in: topology.isSharded ? topology.shards.map(\.configuration) : [configuration], console: console)
+            // Not on a shard that is down: its events wait in the spool.
+            let down = Set(summary.spool?.waiting.map(\.shard) ?? [])
+            let targets =
+                topology.isSharded
+                ? topology.shards.filter { !down.contains($0.id) }.map(\.configuration) : [configuration]
+            (summary.tracesBuilt, summary.traceSeconds) = await buildTraces(in: targets, console: console)
         }
         printSummary(summary, console: console)
         if let spool = summary.spool, !spool.waiting.isEmpty {
