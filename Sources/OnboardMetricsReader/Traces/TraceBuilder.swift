@@ -13,8 +13,8 @@ import OnboardMetricsStore
 package struct TraceBuilder: Sendable {
     /// Sessions per transaction: bounds the memory of a batch's traces.
     package var batchSize = 5_000
-    /// Sessions awaiting a rebuild from which a catch-up given several connections uses them
-    /// (``catchUp(on:parts:)``): below, one more connection costs about what it
+    /// With more sessions than this awaiting a rebuild, a catch-up given several connections
+    /// uses them (``catchUp(on:parts:)``); with fewer, one more connection costs about what it
     /// saves (a session takes about 60 µs).
     package var parallelFrom = 1_000
 
