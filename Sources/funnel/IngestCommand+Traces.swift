@@ -17,7 +17,7 @@ extension IngestCommand {
     ) async -> (built: Int?, seconds: Double?) {
         let limit = traceBuildLimit
         guard limit > 0 else { return (nil, nil) }
-        let start = ContinuousClock.now
+        let started = Date()
         var built: Int?
         for target in targets {
             do {
@@ -35,8 +35,7 @@ extension IngestCommand {
                 console.status("funnel: could not build the session traces (\(error)): the first report builds them")
             }
         }
-        let elapsed = ContinuousClock.now - start
-        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        return (built, built == nil ? nil : seconds)
+        // Timed as the load's own `seconds` is.
+        return (built, built == nil ? nil : Date().timeIntervalSince(started))
     }
 }
