@@ -22,7 +22,12 @@ extension TraceBuilder {
     ///   connections, the first share's error once every share has finished.
     @discardableResult
     package func catchUp(on connection: PostgresConnection, parts: Int) throws -> Int {
-        let waiting = try Self.waiting(on: connection, upTo: parallelFrom)
+        try catchUp(on: connection, parts: parts, waiting: Self.waiting(on: connection, upTo: parallelFrom))
+    }
+
+    /// ``catchUp(on:parts:)`` with the sessions awaiting already counted (exactly, or past
+    /// ``parallelFrom``).
+    private func catchUp(on connection: PostgresConnection, parts: Int, waiting: Int) throws -> Int {
         guard waiting > 0 else { return 0 }
         guard parts > 1, waiting > parallelFrom else { return try catchUp(on: connection, buckets: nil) }
         let shares = ShardedReader.split(Array(0..<SessionBucket.count), into: parts)
@@ -46,9 +51,10 @@ extension TraceBuilder {
     ///   no traces (nothing was done).
     /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
     package func catchUp(on connection: PostgresConnection, parts: Int, ifAtMost limit: Int) throws -> Int? {
-        guard limit > 0, try Self.isMigrated(on: connection),
-            try Self.waiting(on: connection, upTo: limit) <= limit
-        else { return nil }
-        return try catchUp(on: connection, parts: parts)
+        guard limit > 0, try Self.isMigrated(on: connection) else { return nil }
+        // At most `limit` is an exact count: no second count for the parallel threshold.
+        let waiting = try Self.waiting(on: connection, upTo: limit)
+        guard waiting <= limit else { return nil }
+        return try catchUp(on: connection, parts: parts, waiting: waiting)
     }
 }
