@@ -26,10 +26,20 @@ extension TraceBuilder {
     }
 
     /// ``catchUp(on:parts:)`` with the sessions awaiting already counted (exactly, or past
-    /// ``parallelFrom``).
+    /// ``parallelFrom``). A bulk build (more than ``parallelFrom`` awaiting) then vacuums the traces when autovacuum
+    /// would (``VacuumPlan``).
     private func catchUp(on connection: PostgresConnection, parts: Int, waiting: Int) throws -> Int {
         guard waiting > 0 else { return 0 }
-        guard parts > 1, waiting > parallelFrom else { return try catchUp(on: connection, buckets: nil) }
+        guard waiting > parallelFrom else { return try catchUp(on: connection, buckets: nil) }
+        let plan = try Self.vacuumPlan(on: connection)
+        let rebuilt =
+            try parts > 1 ? catchUp(connectionsOf: connection, parts: parts) : catchUp(on: connection, buckets: nil)
+        if plan.vacuums(rebuilt: rebuilt) { try Self.vacuum(on: connection) }
+        return rebuilt
+    }
+
+    /// Every bucket's catch-up, on `parts` connections of `connection`'s configuration at once.
+    private func catchUp(connectionsOf connection: PostgresConnection, parts: Int) throws -> Int {
         let shares = ShardedReader.split(Array(0..<SessionBucket.count), into: parts)
         let configuration = connection.configuration
         let outcomes = NIOLockedValueBox([Result<Int, any Error>](repeating: .success(0), count: shares.count))
