@@ -111,6 +111,10 @@ public struct ShardedReader: Sendable {
         {
             return try await read(snapshot, parts: sources.count, progress: progress, make)
         }
+        if let server = sharedTraceServer {
+            let parts = sources.count
+            try await BlockingIO.run { try Self.catchUpTraces(of: server, parts: parts) }
+        }
         let counts = NIOLockedValueBox([Int](repeating: 0, count: sources.count))
         return try await withThrowingTaskGroup(of: (Int, Consumer).self) { group in
             for (index, source) in sources.enumerated() {

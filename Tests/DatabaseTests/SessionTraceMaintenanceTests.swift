@@ -141,6 +141,64 @@ import Testing
         #expect(result.traces == ids.count)
     }
 
+    /// Manual vacuums of `session_traces` so far (autovacuum's are counted apart).
+    static func vacuums(_ configuration: PostgresConfiguration) async throws -> Int {
+        try await count(
+            configuration, "SELECT vacuum_count::integer FROM pg_stat_user_tables WHERE relname = 'session_traces'")
+    }
+
+    @Test func aBulkCatchUpVacuumsTheTracesWhereAutovacuumWouldAndOnlyThere() async throws {
+        let configuration = try await TestDatabase.migrated("traces_vacuum")
+        let builder = {
+            var builder = TraceBuilder()
+            builder.parallelFrom = 10
+            return builder
+        }()
+        // Autovacuum off for the table: no vacuum.
+        try await TestDatabase.withConnection(configuration) { connection in
+            try connection.query("ALTER TABLE session_traces SET (autovacuum_enabled = off)")
+            _ = try EventStore().write(try Self.events(sessions: 30, seed: 5), on: connection, receivedAt: Date())
+            #expect(try builder.catchUp(on: connection, parts: 2) == 30)
+        }
+        #expect(try await Self.vacuums(configuration) == 0)
+        // On, vacuumed after 10 + 0.1 × 30 = 13 inserts: 30 more are past it; then 12 more are
+        // not past 10 + 0.1 × 60 = 16.
+        try await TestDatabase.withConnection(configuration) { connection in
+            try connection.query(
+                """
+                ALTER TABLE session_traces SET (autovacuum_enabled = on, autovacuum_vacuum_insert_threshold = 10,
+                    autovacuum_vacuum_insert_scale_factor = 0.1)
+                """)
+            try connection.query("ANALYZE session_traces")
+            _ = try EventStore().write(try Self.events(sessions: 30, seed: 6), on: connection, receivedAt: Date())
+            #expect(try builder.catchUp(on: connection, parts: 2) == 30)
+        }
+        #expect(try await Self.vacuums(configuration) == 1)
+        try await TestDatabase.withConnection(configuration) { connection in
+            _ = try EventStore().write(try Self.events(sessions: 12, seed: 7), on: connection, receivedAt: Date())
+            #expect(try builder.catchUp(on: connection, parts: 2) == 12)
+        }
+        #expect(try await Self.vacuums(configuration) == 1)
+    }
+
+    @Test func aReadOnSeveralConnectionsBuildsEveryTraceInOneCatchUpAndVacuumsAfter() async throws {
+        let configuration = try await TestDatabase.migrated("traces_split_read")
+        // More than TraceBuilder's default `parallelFrom` (1,000): a bulk build.
+        let events = try Self.events(sessions: 1_100, seed: 8)
+        try await TestDatabase.withConnection(configuration) { connection in
+            _ = try EventStore().write(events, on: connection, receivedAt: Date())
+        }
+        var reader = SessionReader()
+        reader.source = .traces
+        let sharded = ShardedReader(
+            reader: reader, topology: ShardTopology(shards: []), coordinator: configuration, connectionsPerShard: 2)
+        let sessions = try await sharded.read { SessionTraceExactnessTests.Collected() }.flatMap(\.sessions)
+        #expect(Set(sessions.map(\.sessionID)) == Set(events.map(\.sessionID)))
+        #expect(try await Self.count(configuration, "SELECT count(*) FROM trace_dirty") == 0)
+        // One vacuum: the shares' own catch-ups found nothing left (each would have built its half).
+        #expect(try await Self.vacuums(configuration) == 1)
+    }
+
     @Test func verifyFindsACorruptedTraceAndRebuildRepairsIt() async throws {
         let configuration = try await TestDatabase.migrated("traces_verify")
         let events = try Self.events(sessions: 30)
