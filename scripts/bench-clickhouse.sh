@@ -62,6 +62,11 @@ start_dashboard() {
 }
 stop_dashboard() { kill "$dash_pid"; wait "$dash_pid" 2>/dev/null || true; }
 # One JSON page of the dashboard into file $2; prints the seconds it took.
+# The autovacuum workers at work now ("none"): on two cores, a first page's time moves with them.
+autovacuum_now() {
+    psql -XtA "$admin" -c "SELECT coalesce(string_agg(datname || ' ' || regexp_replace(query, '^autovacuum: ', ''), '; '), 'none')
+        FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'"
+}
 dash_get() { curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o "$2" -w '%{time_total}' "$dash_base$1"; }
 # The dashboard's pages saved as $2 and $3 (JSON, in $work) equal the CLI's reports on database $1
 # now, report_end aside (the dashboard's runs to now, the CLI's without --until here).
@@ -194,7 +199,9 @@ for events in "${sizes[@]}"; do
     # --trace-build-limit await): its load and build times are printed, and their ratio.
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 43 --out "$work/more.jsonl" >/dev/null
     "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet --format json > "$work/more-ingest.json"
+    vacuum_before="$(autovacuum_now)"
     dash_right="$(dash_get "$dash_steps" "$work/dright-steps.json") $(dash_get "$dash_flow" "$work/dright-flow.json")"
+    echo "+1 % first pages: autovacuum before them: $vacuum_before; after them: $(autovacuum_now)" >&2
     "$python" - "$work/more-ingest.json" >&2 <<'PY'
 import json, sys
 s = json.load(open(sys.argv[1]))
@@ -214,7 +221,9 @@ PY
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 44 --out "$work/more.jsonl" >/dev/null
     "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
     sleep 7
+    vacuum_before="$(autovacuum_now)"
     later="$(dash_get "$dash_steps" "$work/dlater-steps.json") $(dash_get "$dash_flow" "$work/dlater-flow.json")"
+    echo "+1 % again, pages 7 s later: autovacuum before them: $vacuum_before; after them: $(autovacuum_now)" >&2
     same_as_cli "$url" dlater-steps dlater-flow "+1 % again"
     rows_later=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
     echo "$rows_later events (+1 % again): dashboard first request 7 s after the ingest returned --steps ${later% *} s, --flow ${later#* } s (same JSON as the CLI)" >&2
