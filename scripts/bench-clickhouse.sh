@@ -61,12 +61,12 @@ start_dashboard() {
     curl -fsS -o /dev/null -c "$work/cookies" --data-urlencode "name=bench" --data-urlencode "secret=$secret" "$dash_base/login"
 }
 stop_dashboard() { kill "$dash_pid"; wait "$dash_pid" 2>/dev/null || true; }
-# One JSON page of the dashboard into file $2; prints the seconds it took.
 # The autovacuum workers at work now ("none"): on two cores, a first page's time moves with them.
 autovacuum_now() {
     psql -XtA "$admin" -c "SELECT coalesce(string_agg(datname || ' ' || regexp_replace(query, '^autovacuum: ', ''), '; '), 'none')
         FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'"
 }
+# One JSON page of the dashboard into file $2; prints the seconds it took.
 dash_get() { curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o "$2" -w '%{time_total}' "$dash_base$1"; }
 # The dashboard's pages saved as $2 and $3 (JSON, in $work) equal the CLI's reports on database $1
 # now, report_end aside (the dashboard's runs to now, the CLI's without --until here).
