@@ -26,15 +26,19 @@ extension TraceBuilder {
     }
 
     /// ``catchUp(on:parts:)`` with the sessions awaiting already counted (exactly, or past
-    /// ``parallelFrom``). A bulk build (more than ``parallelFrom`` awaiting) then vacuums the traces when autovacuum
-    /// would (``VacuumPlan``).
+    /// ``parallelFrom``). A bulk build (more than ``parallelFrom`` awaiting) then vacuums the
+    /// traces when autovacuum would (``VacuumPlan``).
     private func catchUp(on connection: PostgresConnection, parts: Int, waiting: Int) throws -> Int {
         guard waiting > 0 else { return 0 }
         guard waiting > parallelFrom else { return try catchUp(on: connection, buckets: nil) }
-        let plan = try Self.vacuumPlan(on: connection)
+        // The vacuum only saves autovacuum's pass: failing to plan or run it (a lock or
+        // statement timeout, a cancel) leaves it to autovacuum, never fails the build.
+        let plan = try? Self.vacuumPlan(on: connection)
         let rebuilt =
             try parts > 1 ? catchUp(connectionsOf: connection, parts: parts) : catchUp(on: connection, buckets: nil)
-        if plan.vacuums(rebuilt: rebuilt) { try Self.vacuum(on: connection) }
+        if plan?.vacuums(rebuilt: rebuilt) == true {
+            do { try Self.vacuum(on: connection) } catch is PostgresError {}
+        }
         return rebuilt
     }
 

@@ -15,9 +15,9 @@ extension TraceBuilder {
         var mayVacuum: Bool
 
         /// Whether `rebuilt` new traces are as many as autovacuum waits for before it vacuums the
-        /// table. It would then do so within a minute, on the same cores as the next reports
-        /// (at 7M events, a first page after new events took 0.66 s against 0.39 s while it ran),
-        /// so the catch-up does it now, while its caller waits anyway.
+        /// table. It would then do so within a minute or so, on the same cores as the next reports
+        /// (at 7M events, a first dashboard page after new events took 4.3 s against 0.4 s while
+        /// it ran), so the catch-up does it now, while its caller waits anyway (0.8 s at 7M).
         func vacuums(rebuilt: Int) -> Bool {
             guard mayVacuum, insertThreshold >= 0 else { return false }
             return Double(rebuilt) > insertThreshold + insertScaleFactor * max(0, tracesBefore)
@@ -25,7 +25,8 @@ extension TraceBuilder {
     }
 
     /// Reads the ``VacuumPlan`` of the traces: the table's own autovacuum options where it has
-    /// them, else the server's; autovacuum off (for the server or the table) plans no vacuum.
+    /// them, else the server's; autovacuum off (for the server or the table), or a server without
+    /// the insert settings (before PostgreSQL 13), plans no vacuum.
     static func vacuumPlan(on connection: PostgresConnection) throws -> VacuumPlan {
         let row = try connection.query(
             """
@@ -40,10 +41,10 @@ extension TraceBuilder {
                 FROM pg_class AS c WHERE c.oid = 'session_traces'::regclass
             )
             SELECT reltuples,
-                CASE WHEN current_setting('autovacuum')::bool AND coalesce(enabled, 'on')::bool
-                    THEN coalesce(threshold, current_setting('autovacuum_vacuum_insert_threshold'))::float8
+                CASE WHEN current_setting('autovacuum', true)::bool AND coalesce(enabled, 'on')::bool
+                    THEN coalesce(threshold, current_setting('autovacuum_vacuum_insert_threshold', true))::float8
                     ELSE -1 END,
-                coalesce(scale, current_setting('autovacuum_vacuum_insert_scale_factor'))::float8,
+                coalesce(scale, current_setting('autovacuum_vacuum_insert_scale_factor', true))::float8,
                 pg_has_role(relowner, 'USAGE')
                     OR pg_has_role((SELECT datdba FROM pg_database WHERE datname = current_database()), 'USAGE')
                     OR (SELECT rolsuper FROM pg_roles WHERE rolname = current_user)
