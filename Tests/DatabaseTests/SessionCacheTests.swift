@@ -253,6 +253,40 @@ import Testing
         }
     }
 
+    /// A page's refresh brings the other kept grouping up to date too (its next page only
+    /// replays), and a third grouping replaces the older of the two.
+    @Test func aPageBringsTheOtherKeptGroupingUpToDateBesideItsOwn() async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_side_by_side")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 9)
+        let sessions = (0..<20).map { generator.session($0).events }
+        func write(_ events: [Event]) async throws {
+            try await TestDatabase.withConnection(configuration) {
+                _ = try EventStore().write(events, on: $0, receivedAt: Date())
+            }
+        }
+        try await write(sessions[0..<10].flatMap { $0 })
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        let readers = [SessionReader(), SessionReader(closeAfter: 600), SessionReader(closeAfter: 60)]
+        for reader in readers.prefix(2) { #expect(try await Self.cached(cache, reader) != nil) }
+        try await write(sessions[10..<20].flatMap { $0 })
+        // Only the first grouping's page: the second is kept up to date all the same.
+        #expect(try await Self.cached(cache, readers[0]) != nil)
+        let kept = cache.keptSessions()
+        #expect(kept.count == 2)
+        for (reader, sessions) in zip(readers.prefix(2).reversed(), kept) {
+            let events = try await Exactness.sessions(configuration, reader, source: .events, connections: 1)
+            let same = Exactness.ordered(sessions) == events
+            #expect(same, "closeAfter \(reader.closeAfter): kept after the other grouping's page")
+        }
+        // A third grouping: the one not asked for lately (closeAfter 600) goes.
+        #expect(try await Self.cached(cache, readers[2]) != nil)
+        let third = cache.keptSessions()
+        #expect(third.count == 2)
+        let latest = try await Exactness.sessions(configuration, readers[0], source: .events, connections: 1)
+        let newest = try await Exactness.sessions(configuration, readers[2], source: .events, connections: 1)
+        #expect(third.map { Exactness.ordered($0) } == [latest, newest])
+    }
+
     /// Beyond its limit the cache keeps nothing, and reports read PostgreSQL (the same result).
     @Test func aCacheOverItsLimitDeclinesAndReportsReadPostgreSQL() async throws {
         let configuration = try await TestDatabase.migrated("session_cache_limit")
