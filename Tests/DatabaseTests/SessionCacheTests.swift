@@ -219,18 +219,25 @@ import Testing
         #expect(try await Self.cached(cache, SessionReader())?.count == 0)
     }
 
+    /// The events of `count` generated health-study sessions, one array a session.
+    static func sessions(_ count: Int, seed: UInt64) throws -> [[Event]] {
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: seed)
+        return (0..<count).map { generator.session($0).events }
+    }
+
+    static func write(_ events: [Event], to configuration: PostgresConfiguration) async throws {
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(events, on: $0, receivedAt: Date())
+        }
+    }
+
     /// A refresh in the background (what `funnel dashboard` runs every few seconds) brings every
     /// kept grouping up to date without a report: new sessions, sessions with more events, and
     /// deleted ones; it keeps no grouping that was not kept.
     @Test func refreshingTheKeptGroupingsReadsWhatWasWrittenSince() async throws {
         let configuration = try await TestDatabase.migrated("session_cache_refresh_kept")
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 8)
-        let sessions = (0..<20).map { generator.session($0).events }
-        func write(_ events: [Event]) async throws {
-            try await TestDatabase.withConnection(configuration) {
-                _ = try EventStore().write(events, on: $0, receivedAt: Date())
-            }
-        }
+        let sessions = try Self.sessions(20, seed: 8)
+        func write(_ events: [Event]) async throws { try await Self.write(events, to: configuration) }
         // The first ten sessions, the last event of the first one held back.
         try await write(Array(sessions[0].dropLast()) + sessions[1..<10].flatMap { $0 })
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
@@ -257,13 +264,8 @@ import Testing
     /// replays), and a third grouping replaces the older of the two.
     @Test func aPageBringsTheOtherKeptGroupingUpToDateBesideItsOwn() async throws {
         let configuration = try await TestDatabase.migrated("session_cache_side_by_side")
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 9)
-        let sessions = (0..<20).map { generator.session($0).events }
-        func write(_ events: [Event]) async throws {
-            try await TestDatabase.withConnection(configuration) {
-                _ = try EventStore().write(events, on: $0, receivedAt: Date())
-            }
-        }
+        let sessions = try Self.sessions(20, seed: 9)
+        func write(_ events: [Event]) async throws { try await Self.write(events, to: configuration) }
         try await write(sessions[0..<10].flatMap { $0 })
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         let readers = [SessionReader(), SessionReader(closeAfter: 600), SessionReader(closeAfter: 60)]
