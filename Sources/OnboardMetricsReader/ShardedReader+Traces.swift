@@ -21,11 +21,6 @@ extension ShardedReader {
     static func catchUpTraces(of configuration: PostgresConfiguration, parts: Int) throws {
         let connection = try PostgresConnection(configuration: configuration)
         defer { connection.close() }
-        guard try TraceBuilder.isMigrated(on: connection) else { return }
-        do {
-            try TraceBuilder().catchUp(on: connection, parts: parts)
-        } catch let error as PostgresError where error.sqlState == "42501" || error.sqlState == "25006" {
-            return
-        }
+        _ = try TraceBuilder().catchUpIfWritable(on: connection, parts: parts)
     }
 }

@@ -203,13 +203,7 @@ public final class SessionCache: Sendable {
     /// cannot serve this time and the reader must read PostgreSQL (no migration 0007, a role that
     /// may only read).
     static func catchUp(on connection: PostgresConnection) throws -> Bool {
-        guard try TraceBuilder.isMigrated(on: connection) else { return false }
-        do {
-            try TraceBuilder().catchUp(on: connection, parts: ShardedReader.automaticConnections)
-        } catch let error as PostgresError where error.sqlState == "42501" || error.sqlState == "25006" {
-            return false
-        }
-        return true
+        try TraceBuilder().catchUpIfWritable(on: connection, parts: ShardedReader.automaticConnections)
     }
 
     /// Brings every one of `entries` up to date (``update(_:key:state:on:maximumEvents:)``), side

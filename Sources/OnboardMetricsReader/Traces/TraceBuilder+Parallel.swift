@@ -58,6 +58,20 @@ extension TraceBuilder {
         return try outcomes.withLockedValue { $0 }.reduce(0) { try $0 + $1.get() }
     }
 
+    /// ``catchUp(on:parts:)`` where this role and server may: false, having done nothing, for a
+    /// database without the traces (migrations 0006 and 0007), a role that may not write them
+    /// (42501) or a read-only server (25006). The readers then read the events instead.
+    /// - Throws: `PostgresError` for another failure.
+    package func catchUpIfWritable(on connection: PostgresConnection, parts: Int) throws -> Bool {
+        guard try Self.isMigrated(on: connection) else { return false }
+        do {
+            try catchUp(on: connection, parts: parts)
+        } catch let error as PostgresError where error.sqlState == "42501" || error.sqlState == "25006" {
+            return false
+        }
+        return true
+    }
+
     /// Rebuilds the dirty sessions when at most `limit` await: what a writer runs after a small
     /// write, so the next report only reads the traces. More (a bulk load's) are left to the first
     /// report, which builds them in one go either way.
