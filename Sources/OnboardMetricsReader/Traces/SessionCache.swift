@@ -206,22 +206,18 @@ public final class SessionCache: Sendable {
         try TraceBuilder().catchUpIfWritable(on: connection, parts: ShardedReader.automaticConnections)
     }
 
-    /// Brings every one of `entries` up to date (``update(_:key:state:on:maximumEvents:)``), side
-    /// by side when there are several: the first on `connection`, each other on a connection of
-    /// its own. Reading one grouping's new traces is a core's work (about 50 ms for 6,000
-    /// sessions at 7M events); the other core would wait.
-    /// - Returns: the entries still kept, in their order (`entries` is left empty: its arrays
-    ///   moved into the threads, so they are changed in place, not copied).
+    /// Brings every one of `entries` up to date (``read(_:key:on:maximumEvents:)``, then a
+    /// compaction), side by side when there are several: the first on `connection`, each other
+    /// on a connection of its own. Reading one grouping's new traces is a core's work (about
+    /// 50 ms for 6,000 sessions at 7M events); the other core would wait.
+    /// - Returns: the entries still kept, in their order; one grown past `maximumEvents` is
+    ///   dropped and remembered in `state` (`entries` is left empty: its arrays moved into the
+    ///   threads, so they are changed in place, not copied).
     /// - Throws: the first entry's error, once all are done (every entry is dropped then).
     private static func update(
         _ entries: inout [(key: Key, entry: Entry)], state: inout State, on connection: PostgresConnection,
         maximumEvents: Int
     ) throws -> [(key: Key, entry: Entry)] {
-        guard entries.count > 1 else {
-            guard var (key, entry) = entries.popLast() else { return [] }
-            let kept = try update(&entry, key: key, state: &state, on: connection, maximumEvents: maximumEvents)
-            return kept ? [(key, entry)] : []
-        }
         let boxes = entries.map { EntryBox(key: $0.key, entry: $0.entry) }
         entries.removeAll()
         let main = EntryBox.Connection(connection)
@@ -266,19 +262,6 @@ public final class SessionCache: Sendable {
             self.key = key
             self.entry = entry
         }
-    }
-
-    /// ``read(_:key:on:maximumEvents:)`` and a compaction; false when the grouping holds more
-    /// than `maximumEvents` (remembered in `state`; the caller drops the entry).
-    private static func update(
-        _ entry: inout Entry, key: Key, state: inout State, on connection: PostgresConnection, maximumEvents: Int
-    ) throws -> Bool {
-        guard try read(&entry, key: key, on: connection, maximumEvents: maximumEvents) else {
-            state.tooLarge.insert(key)
-            return false
-        }
-        entry.compactIfNeeded()
-        return true
     }
 
     /// Reads into `entry` what was written since its last read (traces already caught up);
