@@ -3,12 +3,10 @@ import OnboardMetricsSDK
 
 /// One recorded event, as replay needs it: what happened, where, and when (skew-corrected).
 public struct RecordedEvent: Sendable, Hashable {
-    /// What happened.
-    public var kind: EventKind
+    // Stored largest first: in the order of the docs, padding made an event 96 bytes, not 88
+    // (a long-running process keeps millions: `SessionCache`).
     /// The flow the event belongs to.
     public var flowID: String?
-    /// That flow's version.
-    public var flowVersion: Int?
     /// The step, where relevant.
     public var stepID: String?
     /// Custom event name, highlight id, feature id or experiment key.
@@ -20,6 +18,10 @@ public struct RecordedEvent: Sendable, Hashable {
     public var seq: Int
     /// The event's properties (empty for most step events).
     public var properties: [String: JSONValue]
+    /// That flow's version.
+    public var flowVersion: Int?
+    /// What happened.
+    public var kind: EventKind
 
     /// Creates a recorded event.
     public init(

@@ -33,6 +33,8 @@ package struct TraceCursor {
     package var properties: UnsafeRawBufferPointer? { string(propertiesNumber) }
     /// How many strings the trace holds (numbers run 1...stringCount).
     package var stringCount: Int { strings.count }
+    /// How many events follow the current one.
+    package var eventsAfter: Int { remaining }
 
     /// String `number` of the trace (a number ``next()`` checked), `nil` for 0 (NULL).
     package func string(_ number: Int) -> UnsafeRawBufferPointer? {

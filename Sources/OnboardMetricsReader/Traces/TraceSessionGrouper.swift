@@ -31,15 +31,23 @@ struct TraceSessionGrouper {
 
     /// Adds the session's next event in stream order; `userID` is asked for when the event opens
     /// a session. Emits the session before it when the gap cuts it.
+    /// - Parameter upTo: how many events are left in the trace, this one included: a session
+    ///   this event opens makes room for them at once. Grown by doubling instead, a session of 12
+    ///   events held room for 16, and a long-running process keeps every session (`SessionCache`).
     mutating func add(
-        streamTime: Int64, event: consuming RecordedEvent, clockOffset: Int64?, userID: () -> String,
+        streamTime: Int64, event: consuming RecordedEvent, clockOffset: Int64?, upTo: Int, userID: () -> String,
         emit: (RecordedSession) throws -> Void
     ) rethrows {
         if builder?.isCut(at: streamTime, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter) == true {
             try finish(emit)
         }
-        var current =
-            builder.take() ?? SessionGrouper.Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
+        var current: SessionGrouper.Builder
+        if let open = builder.take() {
+            current = open
+        } else {
+            current = SessionGrouper.Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
+            current.events.reserveCapacity(upTo)
+        }
         _ = current.add(event, streamTime: streamTime, clockOffset: clockOffset, closeFinishedAfter: closeFinishedAfter)
         builder = current
     }
@@ -49,6 +57,14 @@ struct TraceSessionGrouper {
         guard var done = builder.take() else { return }
         var events: [RecordedEvent] = []
         swap(&events, &done.events)
+        // The room left over where the trace went on past this session (cut by a gap, or events
+        // outside --since/--until): given back, as the session may be kept for long.
+        if events.capacity > events.count + events.count / 8 + 1 {
+            var exact: [RecordedEvent] = []
+            exact.reserveCapacity(events.count)
+            exact.append(contentsOf: events)
+            events = exact
+        }
         try emit(SessionGrouper.session(done, events: &events))
     }
 }

@@ -51,8 +51,8 @@ struct TraceSessions {
                     clockOffset: offset, emit: emit)
             } else {
                 try grouper.add(
-                    streamTime: streamTime, event: consume event, clockOffset: offset, userID: { user(&decoder) },
-                    emit: emit)
+                    streamTime: streamTime, event: consume event, clockOffset: offset, upTo: cursor.eventsAfter + 1,
+                    userID: { user(&decoder) }, emit: emit)
             }
             events += 1
         }
