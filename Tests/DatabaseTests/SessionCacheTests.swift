@@ -289,6 +289,44 @@ import Testing
         #expect(third.map { Exactness.ordered($0) } == [latest, newest])
     }
 
+    /// Two groupings cut most sessions alike: those are kept once, both when the second grouping
+    /// is read whole and when both are brought up to date side by side.
+    @Test func twoGroupingsKeepOneCopyOfEachSessionTheyCutAlike() async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_shared")
+        let sessions = try Self.sessions(20, seed: 12)
+        func write(_ events: [Event]) async throws { try await Self.write(events, to: configuration) }
+        try await write(sessions[0..<10].flatMap { $0 })
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        let readers = [SessionReader(), SessionReader(closeAfter: 600)]
+        /// The events' storage of each kept session, by session and start; checks every session equal
+        /// in both groupings is one in memory, and returns how many are.
+        func shared() throws -> Int {
+            let kept = cache.keptSessions()
+            try #require(kept.count == 2)
+            func key(_ session: RecordedSession) -> String { "\(session.sessionID) \(session.startTime)" }
+            let first = Dictionary(kept[0].map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
+            var alike = 0
+            for session in kept[1] {
+                guard let other = first[key(session)], other == session else { continue }
+                alike += 1
+                let mine = session.events.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+                let theirs = other.events.withUnsafeBufferPointer { UnsafeRawPointer($0.baseAddress) }
+                #expect(mine == theirs, "session \(key(session)) kept twice")
+            }
+            return alike
+        }
+        for reader in readers { #expect(try await Self.cached(cache, reader) != nil) }
+        let before = try shared()
+        #expect(before > 0)
+        try await write(sessions[10..<20].flatMap { $0 })
+        #expect(try cache.refreshKept() == 2)
+        #expect(try shared() > before)
+        for (reader, kept) in zip(readers, cache.keptSessions()) {
+            let events = try await Exactness.sessions(configuration, reader, source: .events, connections: 1)
+            #expect(Exactness.ordered(kept) == events, "closeAfter \(reader.closeAfter)")
+        }
+    }
+
     /// Beyond its limit the cache keeps nothing, and reports read PostgreSQL (the same result).
     @Test func aCacheOverItsLimitDeclinesAndReportsReadPostgreSQL() async throws {
         let configuration = try await TestDatabase.migrated("session_cache_limit")

@@ -94,6 +94,24 @@ public final class SessionCache: Sendable {
             if isIrregular { irregular.insert(sessionID) }
         }
 
+        /// The kept sessions of one trace, in the order read (nil: not kept).
+        func sessions(of sessionID: UUID) -> ArraySlice<RecordedSession>? {
+            slots[sessionID].map { sessions[$0.start..<($0.start + $0.count)] }
+        }
+
+        /// Replaces each kept session of the trace that equals `other`'s session in the same
+        /// place by `other`'s value, so the two hold one copy of its events. Two groupings differ
+        /// only where a gap between a session's events falls between their closing times, so
+        /// nearly every session is kept twice otherwise (about 100 bytes an event each).
+        mutating func share(_ sessionID: UUID, with other: Entry) {
+            guard let slot = slots[sessionID], let theirs = other.sessions(of: sessionID), theirs.count == slot.count
+            else { return }
+            for (position, session) in zip(slot.start..<(slot.start + slot.count), theirs)
+            where sessions[position] == session {
+                sessions[position] = session
+            }
+        }
+
         /// Drops the dead sessions once they are a quarter of the array (the memory they hold
         /// is bounded, and a compaction's cost is spread over the changes that made it).
         mutating func compactIfNeeded() {
@@ -206,10 +224,12 @@ public final class SessionCache: Sendable {
         try TraceBuilder().catchUpIfWritable(on: connection, parts: ShardedReader.automaticConnections)
     }
 
-    /// Brings every one of `entries` up to date (``read(_:key:on:maximumEvents:)``, then a
-    /// compaction), side by side when there are several: the first on `connection`, each other
-    /// on a connection of its own. Reading one grouping's new traces is a core's work (about
-    /// 50 ms for 6,000 sessions at 7M events); the other core would wait.
+    /// Brings every one of `entries` up to date (``read(_:key:on:maximumEvents:sharing:)``, then
+    /// a compaction). Those read before are brought up to date side by side: the first on
+    /// `connection`, each other on a connection of its own. Reading one grouping's new traces is a
+    /// core's work (about 50 ms for 6,000 sessions at 7M events); the other core would wait. One
+    /// never read is read after them, alone, taking every equal session from the first (so a
+    /// second grouping costs memory only for the sessions it cuts differently, also at its peak).
     /// - Returns: the entries still kept, in their order; one grown past `maximumEvents` is
     ///   dropped and remembered in `state` (`entries` is left empty: its arrays moved into the
     ///   threads, so they are changed in place, not copied).
@@ -222,9 +242,10 @@ public final class SessionCache: Sendable {
         entries.removeAll()
         let main = EntryBox.Connection(connection)
         let configuration = connection.configuration
+        let warm = boxes.filter { $0.entry.watermark != nil }
         // Each box is touched by one thread only, and read here once all have returned.
-        DispatchQueue.concurrentPerform(iterations: boxes.count) { index in
-            let box = boxes[index]
+        DispatchQueue.concurrentPerform(iterations: warm.count) { index in
+            let box = warm[index]
             box.outcome = Result {
                 if index == 0 {
                     return try read(&box.entry, key: box.key, on: main.connection, maximumEvents: maximumEvents)
@@ -234,9 +255,22 @@ public final class SessionCache: Sendable {
                 return try read(&box.entry, key: box.key, on: own, maximumEvents: maximumEvents)
             }
         }
+        let first = warm.first { (try? $0.outcome.get()) != nil }
+        for box in boxes where box.entry.watermark == nil {
+            box.outcome = Result {
+                try read(&box.entry, key: box.key, on: connection, maximumEvents: maximumEvents, sharing: first?.entry)
+            }
+        }
+        // The others read beside the first: equal sessions shared now, for the traces either read.
+        if let first, let firstRead = try? first.outcome.get() {
+            for box in warm where box !== first {
+                guard let read = try? box.outcome.get() else { continue }
+                for sessionID in read + firstRead { box.entry.share(sessionID, with: first.entry) }
+            }
+        }
         var kept: [(key: Key, entry: Entry)] = []
         for box in boxes {
-            guard try box.outcome.get() else {
+            guard try box.outcome.get() != nil else {
                 state.tooLarge.insert(box.key)
                 continue
             }
@@ -256,7 +290,8 @@ public final class SessionCache: Sendable {
 
         let key: Key
         var entry: Entry
-        var outcome: Result<Bool, any Error> = .success(false)
+        /// The traces read, nil when the entry grew past the most events kept.
+        var outcome: Result<[UUID]?, any Error> = .success(nil)
 
         init(key: Key, entry: Entry) {
             self.key = key
@@ -264,11 +299,13 @@ public final class SessionCache: Sendable {
         }
     }
 
-    /// Reads into `entry` what was written since its last read (traces already caught up);
-    /// false when it then holds more than `maximumEvents`.
+    /// Reads into `entry` what was written since its last read (traces already caught up), each
+    /// session equal to one `other` keeps for its trace taken from there (``Entry/share(_:with:)``).
+    /// - Returns: the traces read; nil when the entry then holds more than `maximumEvents`.
     static func read(
-        _ entry: inout Entry, key: Key, on connection: PostgresConnection, maximumEvents: Int
-    ) throws -> Bool {
+        _ entry: inout Entry, key: Key, on connection: PostgresConnection, maximumEvents: Int,
+        sharing other: Entry? = nil
+    ) throws -> [UUID]? {
         try connection.transaction { connection in
             // One snapshot for the watermark, the removals and the traces.
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -297,6 +334,7 @@ public final class SessionCache: Sendable {
                 closeAfter: key.closeAfter, closeFinishedAfter: key.closeFinishedAfter, people: nil, since: nil,
                 until: nil)
             var tooMany = false
+            var traces: [UUID] = []
             try connection.copyOut(
                 "COPY (SELECT session_id, irregular, trace FROM session_traces\(filter)) TO STDOUT (FORMAT binary)"
             ) { row in
@@ -306,11 +344,13 @@ public final class SessionCache: Sendable {
                 var read: [RecordedSession] = []
                 let events = try sessions.read(sessionID: sessionID, trace: trace) { read.append($0) }
                 entry.put(sessionID, sessions: read, events: events, irregular: irregular)
+                if let other { entry.share(sessionID, with: other) }
+                traces.append(sessionID)
                 tooMany = entry.events > maximumEvents
             }
-            guard !tooMany else { return false }
+            guard !tooMany else { return nil }
             entry.watermark = xmin
-            return true
+            return traces
         }
     }
 }
