@@ -39,8 +39,9 @@ package final class DashboardService: Sendable {
         }
     }
 
-    /// `--cache-events`' default: at about 150 bytes an event for each of the two groupings the
-    /// pages use (the flow pages' and the ad-hoc funnel's), 0.6 GB at most (BENCHMARKS.md).
+    /// `--cache-events`' default: at about 140 bytes an event for the two groupings the pages use
+    /// together (the flow pages' and the ad-hoc funnel's, which share the sessions they cut
+    /// alike), 0.3 GB at most (BENCHMARKS.md).
     package static let defaultCacheEvents = 2_000_000
 
     /// `--refresh-every`'s default: new events are read within a few seconds, for the price of a

@@ -57,9 +57,9 @@ struct DashboardCommand: AsyncParsableCommand {
         help: ArgumentHelp(
             "The most events whose sessions are kept decoded in memory between reports; 0 keeps none.",
             discussion: "Kept sessions make a report read only the sessions written since the last one "
-                + "(about 150 bytes of memory per event for each grouping kept, at most two: the flow pages' and "
-                + "the ad-hoc funnel's; docs/TRACES.md). Used on a single server for "
-                + "reports without --since/--until; beyond this many events, and on shards or Citus, "
+                + "(about 140 bytes of memory per event for the groupings kept, at most two: the flow pages' and "
+                + "the ad-hoc funnel's, which share the sessions they cut alike; docs/TRACES.md). Used on a single "
+                + "server for reports without --since/--until; beyond this many events, and on shards or Citus, "
                 + "every report reads PostgreSQL."))
     var cacheEvents = DashboardService.defaultCacheEvents
 

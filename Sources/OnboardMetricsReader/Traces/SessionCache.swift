@@ -26,7 +26,8 @@ public final class SessionCache: Sendable {
 
     /// - Parameters:
     ///   - configuration: the single server the reports read.
-    ///   - maximumEvents: the most events kept decoded for one grouping (about 150 bytes each).
+    ///   - maximumEvents: the most events kept decoded for one grouping (about 140 bytes each, for
+    ///     both groupings together when they cut the sessions alike).
     public init(configuration: PostgresConfiguration, maximumEvents: Int) {
         self.configuration = configuration
         self.maximumEvents = maximumEvents
