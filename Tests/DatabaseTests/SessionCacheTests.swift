@@ -337,6 +337,17 @@ import Testing
         }
         let cache = SessionCache(configuration: configuration, maximumEvents: events.count / 2)
         #expect(try await Self.cached(cache, SessionReader()) == nil)
+        // Known before reading: nothing was read to be dropped (memory a process would hold on to).
+        try await TestDatabase.withConnection(configuration) { connection in
+            var entry = SessionCache.Entry()
+            let key = SessionCache.Key(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+            #expect(try SessionCache.read(&entry, key: key, on: connection, maximumEvents: events.count / 2) == nil)
+            #expect(entry.events == 0)
+            #expect(entry.sessions.count == 0)
+            let all = try SessionCache.read(&entry, key: key, on: connection, maximumEvents: events.count)
+            #expect(all?.count == 30)
+            #expect(entry.events == events.count)
+        }
         var sharded = ShardedReader(
             reader: SessionReader(), topology: ShardTopology(shards: []), coordinator: configuration,
             connectionsPerShard: 1)
