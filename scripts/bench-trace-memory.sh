@@ -5,7 +5,10 @@
 #   - the first --flow report (cold: it builds every session's trace);
 #   - --steps welcome,modules,consent,account and --flow, twice each (warm);
 #   - --flow --per user, --flow on one connection, and --flow --source events (whose JSON must
-#     equal the traces' byte for byte, as must the cold report's).
+#     equal the traces' byte for byte, as must the cold report's);
+# then `funnel dashboard` twice, at the default --cache-events (2M) and keeping every session
+# (--cache-events 100000000): three rounds of the ad-hoc funnel's and the flow's JSON pages (the
+# first round is the first request), and the server's peak memory (VmHWM).
 # Usage: bash scripts/bench-trace-memory.sh [EVENTS ...]   (default: 10000000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +21,27 @@ timed() {
     local label="$1"; shift
     /usr/bin/time -f "$label: %e s wall, %U s user, peak %M KB" "$bin/funnel" report "$@" --until "$until_bound" \
         --format json --quiet
+}
+# Three rounds of the two funnel pages from `funnel dashboard` on database URL $1 (more
+# arguments go to the dashboard); prints their times and the server's peak memory.
+dashboard() {
+    local url="$1" label="$2"; shift 2
+    local name="bench$RANDOM" secret pid base times=""
+    secret="$("$bin/funnel" viewers create "$name" --database-url "$url" --quiet | tail -1)"
+    "$bin/funnel" dashboard --port 0 --database-url "$url" --quiet "$@" > "$work/dashboard.out" 2> "$work/dashboard.err" &
+    pid=$!
+    for _ in $(seq 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
+    base="$(head -1 "$work/dashboard.out")"
+    [ -n "$base" ] || { cat "$work/dashboard.err" >&2; exit 1; }
+    curl -fsS -o /dev/null -c "$work/cookies" --data-urlencode "name=$name" --data-urlencode "secret=$secret" "$base/login"
+    for _ in 1 2 3; do
+        for page in "/funnel?steps=welcome,modules,consent,account&window=7d" "/flows/health-study"; do
+            times+="$(curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o /dev/null -w '%{time_total}' "$base$page") "
+        done
+    done
+    echo "dashboard, $label: pages (ad-hoc funnel, flow; three rounds) ${times% } s; peak $(awk '/VmHWM/ { print $2 }' "/proc/$pid/status") KB"
+    kill "$pid"
+    wait "$pid" 2>/dev/null || true
 }
 for events in "${sizes[@]}"; do
     db="bench_mem_$events"
@@ -42,6 +66,10 @@ for events in "${sizes[@]}"; do
     cmp -s "$work/warm.json" "$work/cold.json" || { echo "cold and warm differ" >&2; exit 1; }
     echo "same JSON from the traces (cold and warm) and from the events rows"
     psql -XtA "$url" -c "SELECT 'session_traces ' || pg_size_pretty(pg_total_relation_size('session_traces'))"
+    psql -Xq "$url" -v def="$(cat "$flow")" \
+        <<< "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
+    dashboard "$url" "default --cache-events"
+    dashboard "$url" "--cache-events 100000000 (every session kept)" --cache-events 100000000
     psql -Xq "$admin" -c "DROP DATABASE $db"
 done
 echo "load: $(uptime)"
