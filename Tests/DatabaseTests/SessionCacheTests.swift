@@ -231,6 +231,17 @@ import Testing
         }
     }
 
+    /// A new database `name` holding the first 10 of 20 generated sessions (all 20 returned), and
+    /// a cache over it.
+    static func halfWritten(
+        _ name: String, seed: UInt64
+    ) async throws -> (PostgresConfiguration, [[Event]], SessionCache) {
+        let configuration = try await TestDatabase.migrated(name)
+        let sessions = try Self.sessions(20, seed: seed)
+        try await write(sessions[0..<10].flatMap { $0 }, to: configuration)
+        return (configuration, sessions, SessionCache(configuration: configuration, maximumEvents: 1_000_000))
+    }
+
     /// A refresh in the background (what `funnel dashboard` runs every few seconds) brings every
     /// kept grouping up to date without a report: new sessions, sessions with more events, and
     /// deleted ones; it keeps no grouping that was not kept.
@@ -263,14 +274,10 @@ import Testing
     /// A page's refresh brings the other kept grouping up to date too (its next page only
     /// replays), and a third grouping replaces the older of the two.
     @Test func aPageBringsTheOtherKeptGroupingUpToDateBesideItsOwn() async throws {
-        let configuration = try await TestDatabase.migrated("session_cache_side_by_side")
-        let sessions = try Self.sessions(20, seed: 9)
-        func write(_ events: [Event]) async throws { try await Self.write(events, to: configuration) }
-        try await write(sessions[0..<10].flatMap { $0 })
-        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        let (configuration, sessions, cache) = try await Self.halfWritten("session_cache_side_by_side", seed: 9)
         let readers = [SessionReader(), SessionReader(closeAfter: 600), SessionReader(closeAfter: 60)]
         for reader in readers.prefix(2) { #expect(try await Self.cached(cache, reader) != nil) }
-        try await write(sessions[10..<20].flatMap { $0 })
+        try await Self.write(sessions[10..<20].flatMap { $0 }, to: configuration)
         // Only the first grouping's page: the second is kept up to date all the same.
         #expect(try await Self.cached(cache, readers[0]) != nil)
         let kept = cache.keptSessions()
@@ -292,11 +299,7 @@ import Testing
     /// Two groupings cut most sessions alike: those are kept once, both when the second grouping
     /// is read whole and when both are brought up to date side by side.
     @Test func twoGroupingsKeepOneCopyOfEachSessionTheyCutAlike() async throws {
-        let configuration = try await TestDatabase.migrated("session_cache_shared")
-        let sessions = try Self.sessions(20, seed: 12)
-        func write(_ events: [Event]) async throws { try await Self.write(events, to: configuration) }
-        try await write(sessions[0..<10].flatMap { $0 })
-        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        let (configuration, sessions, cache) = try await Self.halfWritten("session_cache_shared", seed: 12)
         let readers = [SessionReader(), SessionReader(closeAfter: 600)]
         /// The events' storage of each kept session, by session and start; checks every session equal
         /// in both groupings is one in memory, and returns how many are.
@@ -318,7 +321,7 @@ import Testing
         for reader in readers { #expect(try await Self.cached(cache, reader) != nil) }
         let before = try shared()
         #expect(before > 0)
-        try await write(sessions[10..<20].flatMap { $0 })
+        try await Self.write(sessions[10..<20].flatMap { $0 }, to: configuration)
         #expect(try cache.refreshKept() == 2)
         #expect(try shared() > before)
         for (reader, kept) in zip(readers, cache.keptSessions()) {
