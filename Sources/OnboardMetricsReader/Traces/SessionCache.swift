@@ -315,16 +315,6 @@ public final class SessionCache: Sendable {
                     .string.flatMap({ UInt64($0) })
             else { throw PostgresError(.invalidValue, "the server gave no snapshot xmin") }
             var filter = ""
-            if entry.watermark == nil {
-                // A first read over the limit is known before it: reading up to the limit and
-                // dropping it all left a dashboard at 10M events with 644 MB held (217 MB keeping
-                // nothing). The sum takes 0.09 s there, once a grouping.
-                guard
-                    let events = try connection.query("SELECT coalesce(sum(event_count), 0)::int8 FROM session_traces")
-                        .first?[0].int
-                else { throw PostgresError(.invalidValue, "the server gave no count of the traces' events") }
-                guard events <= maximumEvents else { return nil }
-            }
             if let watermark = entry.watermark {
                 filter = " WHERE written_by >= '\(watermark)'::xid8"
                 // Removed and not back since: a session written again is in the traces read next.
@@ -340,6 +330,15 @@ public final class SessionCache: Sendable {
                     }
                     entry.remove(sessionID)
                 }
+            } else {
+                // A first read over the limit is known before it: reading up to the limit and
+                // dropping it all left a dashboard at 10M events with 644 MB held (217 MB keeping
+                // nothing). The sum takes 0.09 s there, once a grouping.
+                guard
+                    let events = try connection.query("SELECT coalesce(sum(event_count), 0)::int8 FROM session_traces")
+                        .first?[0].int
+                else { throw PostgresError(.invalidValue, "the server gave no count of the traces' events") }
+                guard events <= maximumEvents else { return nil }
             }
             var sessions = TraceSessions(
                 closeAfter: key.closeAfter, closeFinishedAfter: key.closeFinishedAfter, people: nil, since: nil,
