@@ -2,7 +2,7 @@ extension FunnelAggregator: SessionAggregator {
     public mutating func merge(_ other: FunnelAggregator) {
         selection.merge(other.selection)
         groups.mergeValues(other.groups) { $0.merge($1) }
-        users.mergeValues(other.users) { $0.merge($1) }
+        users.merge(other.users)
     }
 }
 

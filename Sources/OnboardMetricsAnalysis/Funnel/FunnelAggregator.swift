@@ -43,9 +43,11 @@ public struct FunnelAggregator: Sendable {
     let reportEnd: Date
     var selection: SessionSelection
     var groups: [String: GroupCounts] = [:]
-    var users: [String: FunnelUnitState] = [:]
-    /// Reused by each session's replay (unit session).
+    var users: FunnelUnitStore
+    /// Reused by each session's replay.
     private var scratch: FunnelUnitState
+    /// Reused to unpack a user's state (unit user).
+    private var merged: FunnelUnitState
     private var viewTimes: [Int64?]
     private var memo = EligibilityMemo()
 
@@ -57,25 +59,18 @@ public struct FunnelAggregator: Sendable {
         self.replay = FunnelReplay(flow: flow, options: options, reportEnd: RecordedEvent.microseconds(end))
         self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
         self.scratch = FunnelUnitState(stepCount: flow.steps.count)
+        self.merged = scratch
+        self.users = FunnelUnitStore(stepCount: flow.steps.count)
         self.viewTimes = Array(repeating: nil, count: flow.steps.count)
     }
 
     public mutating func add(_ session: RecordedSession) {
         guard selection.accepts(session) else { return }
+        // One state and one buffer serve every session.
+        replay.replay(session, into: &scratch, lastViewTime: &viewTimes, memo: &memo)
         switch options.unit {
-        case .session:
-            // Counted at once: one state and one buffer serve every session.
-            replay.replay(session, into: &scratch, lastViewTime: &viewTimes, memo: &memo)
-            count(scratch)
-        case .user:
-            let state = replay.replay(session)
-            if var existing = users[session.userID] {
-                users[session.userID] = nil
-                existing.merge(state)
-                users[session.userID] = existing
-            } else {
-                users[session.userID] = state
-            }
+        case .session: count(scratch)
+        case .user: users.merge(scratch, user: session.userID, scratch: &merged)
         }
     }
 
@@ -122,8 +117,9 @@ public struct FunnelAggregator: Sendable {
 
     public mutating func report() -> FunnelReport {
         if options.unit == .user {
-            for state in users.values { count(state) }
-            users.removeAll()
+            let held = users
+            users = FunnelUnitStore(stepCount: flow.steps.count)
+            held.forEach { count($1) }
         }
         let keys = groups.keys.sorted()
         let reportGroups = keys.compactMap { key -> FunnelReport.Group? in

@@ -1,0 +1,130 @@
+import OnboardMetricsStatistics
+import Testing
+
+@testable import OnboardMetricsAnalysis
+
+@Suite struct FunnelUnitStoreTests {
+    /// Every field of a state, times as bit patterns (NaN included), for comparing exactly.
+    struct Fields: Equatable {
+        var status: FunnelUnitState.Status
+        var start: Int64
+        var flags: [[Bool]]
+        var seconds: [[UInt64]]
+        var lastStep: Int?
+        var breakdown: String?
+        var origins: [[Int64]?]
+        var lastStart: Int64?
+
+        init(_ state: FunnelUnitState) {
+            status = state.status
+            start = state.start
+            flags = [state.eligible, state.viewed, state.completed, state.skipped]
+            seconds = [state.secondsFromStart.map(\.bitPattern), state.secondsOnStep.map(\.bitPattern)]
+            lastStep = state.lastStep
+            breakdown = state.breakdown
+            origins = [state.fromStartOrigins, state.onStepOrigins]
+            lastStart = state.lastStart
+        }
+    }
+
+    /// A state with every field drawn at random: nil or not, NaN or a time (negative zero and
+    /// the extremes included), a breakdown from a few values.
+    static func randomState(steps: Int, using random: inout SplitMix64) -> FunnelUnitState {
+        var state = FunnelUnitState(stepCount: steps)
+        state.status = [.completed, .dropped, .inProgress][Int.random(in: 0..<3, using: &random)]
+        state.start = Int64.random(in: Int64.min...Int64.max, using: &random)
+        let times: [Double] = [-0.0, 0, 1e-6, 86_400.5, .greatestFiniteMagnitude, -3.25]
+        for index in 0..<steps {
+            state.eligible[index] = Bool.random(using: &random)
+            state.viewed[index] = Bool.random(using: &random)
+            state.completed[index] = Bool.random(using: &random)
+            state.skipped[index] = Bool.random(using: &random)
+            if Bool.random(using: &random) { state.secondsFromStart[index] = times.randomElement(using: &random) ?? 0 }
+            if Bool.random(using: &random) { state.secondsOnStep[index] = Double.random(in: 0..<1e6, using: &random) }
+        }
+        if steps > 0, Bool.random(using: &random) { state.lastStep = Int.random(in: 0..<steps, using: &random) }
+        if Bool.random(using: &random) { state.breakdown = ["ios", "android", "", "web"].randomElement(using: &random) }
+        if Bool.random(using: &random) {
+            state.fromStartOrigins = (0..<steps).map { _ in Int64.random(in: -1_000...1_000, using: &random) }
+        }
+        if Bool.random(using: &random) {
+            state.onStepOrigins = (0..<steps).map { _ in Int64.random(in: Int64.min...Int64.max, using: &random) }
+        }
+        if Bool.random(using: &random) { state.lastStart = Int64.random(in: 0...1_000_000, using: &random) }
+        return state
+    }
+
+    static func contents(of store: FunnelUnitStore) -> [String: Fields] {
+        var all: [String: Fields] = [:]
+        store.forEach { all[$0] = Fields($1) }
+        return all
+    }
+
+    @Test(arguments: [0, 1, 6, 8, 9, 70])
+    func everyStateComesBackAsItWasStored(steps: Int) {
+        var random = SplitMix64(seed: UInt64(steps))
+        let states = (0..<500).map { _ in Self.randomState(steps: steps, using: &random) }
+        // Chunks of 4 KiB: the states fill several.
+        var store = FunnelUnitStore(stepCount: steps, chunkSize: 4_096)
+        var scratch = FunnelUnitState(stepCount: steps)
+        for (index, state) in states.enumerated() { store.merge(state, user: "user-\(index)", scratch: &scratch) }
+        #expect(store.count == states.count)
+        let stored = Self.contents(of: store)
+        #expect(stored.count == states.count)
+        for (index, state) in states.enumerated() { #expect(stored["user-\(index)"] == Fields(state)) }
+    }
+
+    @Test func aStateLargerThanAChunkIsKeptWhole() {
+        var random = SplitMix64(seed: 7)
+        // 40,000 steps with both origins: about 1.3 MB packed, more than a chunk.
+        var state = Self.randomState(steps: 40_000, using: &random)
+        state.fromStartOrigins = Array(repeating: 5, count: 40_000)
+        state.onStepOrigins = Array(repeating: -5, count: 40_000)
+        var store = FunnelUnitStore(stepCount: 40_000)
+        var scratch = FunnelUnitState(stepCount: 40_000)
+        let small = Self.randomState(steps: 40_000, using: &random)
+        store.merge(small, user: "before", scratch: &scratch)
+        store.merge(state, user: "large", scratch: &scratch)
+        store.merge(small, user: "after", scratch: &scratch)
+        let stored = Self.contents(of: store)
+        #expect(stored == ["before": Fields(small), "large": Fields(state), "after": Fields(small)])
+    }
+
+    /// What the store should do: merge into the user's state, or hold it as their first.
+    static func hold(_ state: FunnelUnitState, of user: String, in states: inout [String: FunnelUnitState]) {
+        if var held = states[user] {
+            held.merge(state)
+            states[user] = held
+        } else {
+            states[user] = state
+        }
+    }
+
+    @Test func aUsersStatesAreMergedAsFunnelUnitStateMergesThem() {
+        var random = SplitMix64(seed: 42)
+        let steps = 6
+        // Each user's states merged by FunnelUnitState itself, in the same order: merging is
+        // commutative in what it reports, but not in origins of times a unit does not have.
+        var expected: [[String: FunnelUnitState]] = [[:], [:]]
+        var stores = [FunnelUnitStore(stepCount: steps, chunkSize: 4_096), FunnelUnitStore(stepCount: steps)]
+        var scratch = FunnelUnitState(stepCount: steps)
+        for _ in 0..<2_000 {
+            var state = Self.randomState(steps: steps, using: &random)
+            // Replays give states without origins; merges make them.
+            state.fromStartOrigins = nil
+            state.onStepOrigins = nil
+            state.lastStart = nil
+            let user = "user-\(Int.random(in: 0..<400, using: &random))"
+            // Half into one store, half into another, then the two merged (as shards are).
+            let side = Int.random(in: 0...1, using: &random)
+            Self.hold(state, of: user, in: &expected[side])
+            stores[side].merge(state, user: user, scratch: &scratch)
+        }
+        for (user, state) in expected[1] { Self.hold(state, of: user, in: &expected[0]) }
+        stores[0].merge(stores[1])
+        #expect(stores[0].count == expected[0].count)
+        #expect(Self.contents(of: stores[0]) == expected[0].mapValues(Fields.init))
+        // Users were merged within a store and across the two, so merged states are compared.
+        #expect(expected[0].values.filter { $0.fromStartOrigins != nil }.count > 300)
+    }
+}
