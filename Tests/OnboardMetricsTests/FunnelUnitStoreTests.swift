@@ -43,7 +43,8 @@ import Testing
             if Bool.random(using: &random) { state.secondsOnStep[index] = Double.random(in: 0..<1e6, using: &random) }
         }
         if steps > 0, Bool.random(using: &random) { state.lastStep = Int.random(in: 0..<steps, using: &random) }
-        if Bool.random(using: &random) { state.breakdown = ["ios", "android", "", "web"].randomElement(using: &random) }
+        let breakdowns = ["ios", "android", "", "web"]
+        if Bool.random(using: &random) { state.breakdown = breakdowns.randomElement(using: &random) }
         if Bool.random(using: &random) {
             state.fromStartOrigins = (0..<steps).map { _ in Int64.random(in: -1_000...1_000, using: &random) }
         }
