@@ -126,6 +126,11 @@ import Testing
         }
     }
 
+    /// After a drop every event read is kept until the end: 24 bytes each, the label a number.
+    @Test func anEventKeptAfterADropTakesTwentyFourBytes() {
+        #expect(MemoryLayout<PathAggregator.Entry>.stride == 24)
+    }
+
     @Test func transitionsCountEveryUnitAndRender() throws {
         let report = try PathAggregator(flow: Self.flow, options: Self.options(.afterDrop(step: nil)), now: Date())
             .report(of: Self.people)

@@ -3,7 +3,20 @@ import OnboardMetricsReader
 
 extension PathAggregator: SessionAggregator {
     public mutating func merge(_ other: PathAggregator) {
-        people.mergeValues(other.people) { $0.merge($1) }
+        // The other aggregate's label numbers, as this one numbers them.
+        let renumbered = other.labels.map { number(of: $0) }
+        for (user, theirs) in other.people {
+            var person = theirs
+            for index in person.entries.indices {
+                person.entries[index].label = renumbered[Int(person.entries[index].label)]
+            }
+            if var mine = people.removeValue(forKey: user) {
+                mine.merge(person)
+                people[user] = mine
+            } else {
+                people[user] = person
+            }
+        }
         sessionPaths.mergeValues(other.sessionPaths) { $0 += $1 }
         selection.merge(other.selection)
     }
@@ -55,12 +68,12 @@ extension PathAggregator: SessionAggregator {
         }
         switch options.unit {
         case .session:
-            return person.onboardings.filter { matches($0.state) }.map(\.anchor).sorted()
+            return person.onboardings.filter { matches($0.outcome) }.map(\.anchor).sorted()
         case .user:
             let sorted = person.onboardings.sorted { ($0.start, $0.anchor) < ($1.start, $1.anchor) }
             guard let first = sorted.first, let last = sorted.last else { return [] }
-            var merged = first.state
-            for other in sorted.dropFirst() { merged.merge(other.state) }
+            var merged = first.outcome
+            for other in sorted.dropFirst() { merged.merge(other.outcome) }
             return matches(merged) ? [last.anchor] : []
         }
     }
@@ -79,7 +92,7 @@ extension PathAggregator: SessionAggregator {
         while index < entries.count, labels.count < options.depth,
             entries[index].position.time <= anchor.time + windowLength
         {
-            labels.append(entries[index].label)
+            labels.append(self.labels[Int(entries[index].label)])
             index += 1
         }
         if labels.count < options.depth { labels.append("(end)") }
