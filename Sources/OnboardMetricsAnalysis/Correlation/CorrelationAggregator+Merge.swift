@@ -2,7 +2,9 @@ extension CorrelationAggregator: SessionAggregator {
     public mutating func merge(_ other: CorrelationAggregator) {
         selection.merge(other.selection)
         groups.mergeValues(other.groups) { $0.merge($1) }
-        users.mergeValues(other.users) { $0.merge($1) }
+        // The other aggregate's name numbers, as this one numbers them.
+        let renumbered = other.names.names.map { names.number(of: $0) }
+        users.merge(other.users) { $0 = $0.renumbered(renumbered) }
     }
 }
 

@@ -26,7 +26,11 @@ public struct CorrelationAggregator: Sendable {
     let reportEnd: Date
     var selection: SessionSelection
     var groups: [String: GroupCounts] = [:]
-    var users: [String: CorrelationTrace] = [:]
+    var users: PackedUnitStore<CorrelationTrace>
+    /// Reused to unpack a user's trace (unit user).
+    private var scratch: CorrelationTrace
+    /// The names the traces' numbers stand for.
+    var names = CorrelationNames()
 
     /// - Throws: ``CorrelationError`` when `options.step` is not a step of `flow`.
     public init(flow: FlowDefinition, options: CorrelationOptions, now: Date) throws {
@@ -46,20 +50,16 @@ public struct CorrelationAggregator: Sendable {
         reportEnd = end
         replay = FunnelReplay(flow: flow, options: options.funnel, reportEnd: RecordedEvent.microseconds(end))
         selection = SessionSelection(flowID: flow.id, since: options.funnel.since, until: options.funnel.until)
+        users = PackedUnitStore(stepCount: flow.steps.count)
+        scratch = CorrelationTrace(stepCount: flow.steps.count)
     }
 
     public mutating func add(_ session: RecordedSession) {
         guard selection.accepts(session) else { return }
-        let trace = CorrelationTrace(session, replay: replay, stepIndex: stepIndex)
+        let trace = CorrelationTrace(session, replay: replay, stepIndex: stepIndex, names: &names)
         switch options.funnel.unit {
         case .session: count(trace)
-        case .user:
-            if var existing = users.removeValue(forKey: session.userID) {
-                existing.merge(trace)
-                users[session.userID] = existing
-            } else {
-                users[session.userID] = trace
-            }
+        case .user: users.merge(trace, user: session.userID, scratch: &scratch)
         }
     }
 
@@ -76,10 +76,10 @@ public struct CorrelationAggregator: Sendable {
             return
         }
         if success { group.successes += 1 } else { group.failures += 1 }
-        let names =
-            trace.events(success: success).map { CorrelationCandidate(kind: .event, name: $0) }
-            + trace.context.map { CorrelationCandidate(kind: .property, name: $0) }
-        for candidate in names {
+        let candidates =
+            trace.events(success: success).map { CorrelationCandidate(kind: .event, name: names[$0]) }
+            + trace.context.map { CorrelationCandidate(kind: .property, name: names[$0]) }
+        for candidate in candidates {
             if success {
                 group.candidates[candidate, default: Pair()].successes += 1
             } else {
@@ -90,8 +90,9 @@ public struct CorrelationAggregator: Sendable {
 
     public mutating func report() -> CorrelationReport {
         if options.funnel.unit == .user {
-            for trace in users.values { count(trace) }
-            users.removeAll()
+            let held = users
+            users = PackedUnitStore(stepCount: flow.steps.count)
+            held.forEach { count($1) }
         }
         let reportGroups = groups.keys.sorted().compactMap { key -> CorrelationReport.Group? in
             guard let counts = groups[key] else { return nil }

@@ -43,7 +43,7 @@ public struct FunnelAggregator: Sendable {
     let reportEnd: Date
     var selection: SessionSelection
     var groups: [String: GroupCounts] = [:]
-    var users: FunnelUnitStore
+    var users: PackedUnitStore<FunnelUnitState>
     /// Reused by each session's replay.
     private var scratch: FunnelUnitState
     /// Reused to unpack a user's state (unit user).
@@ -60,7 +60,7 @@ public struct FunnelAggregator: Sendable {
         self.selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
         self.scratch = FunnelUnitState(stepCount: flow.steps.count)
         self.merged = scratch
-        self.users = FunnelUnitStore(stepCount: flow.steps.count)
+        self.users = PackedUnitStore<FunnelUnitState>(stepCount: flow.steps.count)
         self.viewTimes = Array(repeating: nil, count: flow.steps.count)
     }
 
@@ -118,7 +118,7 @@ public struct FunnelAggregator: Sendable {
     public mutating func report() -> FunnelReport {
         if options.unit == .user {
             let held = users
-            users = FunnelUnitStore(stepCount: flow.steps.count)
+            users = PackedUnitStore<FunnelUnitState>(stepCount: flow.steps.count)
             held.forEach { count($1) }
         }
         let keys = groups.keys.sorted()

@@ -1,4 +1,4 @@
-/// A ``FunnelUnitState`` as bytes, for ``FunnelUnitStore``: flags as bits, a time only where the
+/// A ``FunnelUnitState`` as bytes, for ``PackedUnitStore``: flags as bits, a time only where the
 /// unit has one, the breakdown as a number the store gives it. Exact: every field, every time's
 /// bits, and `nil` apart from a value, come back as they were.
 ///
@@ -6,7 +6,7 @@
 /// start and the breakdown's number when present; six bit sets of `steps` bits (eligible, viewed,
 /// completed, skipped, has a time from the start, has a time on the step); the times present;
 /// the two origin arrays when present.
-extension FunnelUnitState {
+extension FunnelUnitState: PackableUnit {
     private enum Bit {
         static let lastStep: UInt8 = 1 << 2
         static let lastStart: UInt8 = 1 << 3
@@ -15,8 +15,6 @@ extension FunnelUnitState {
         static let onStepOrigins: UInt8 = 1 << 6
     }
 
-    /// Appends the packed state to `bytes`; `breakdownNumber` is the store's number for
-    /// `breakdown` (read only when it is not `nil`).
     func pack(into bytes: inout [UInt8], breakdownNumber: UInt32) {
         var header: UInt8
         switch status {
@@ -30,28 +28,25 @@ extension FunnelUnitState {
         if fromStartOrigins != nil { header |= Bit.fromStartOrigins }
         if onStepOrigins != nil { header |= Bit.onStepOrigins }
         bytes.append(header)
-        Self.append(start, to: &bytes)
-        if let lastStep { Self.append(Int64(lastStep), to: &bytes) }
-        if let lastStart { Self.append(lastStart, to: &bytes) }
-        if breakdown != nil { Self.append(breakdownNumber, to: &bytes) }
+        PackedBytes.append(start, to: &bytes)
+        if let lastStep { PackedBytes.append(Int64(lastStep), to: &bytes) }
+        if let lastStart { PackedBytes.append(lastStart, to: &bytes) }
+        if breakdown != nil { PackedBytes.append(breakdownNumber, to: &bytes) }
         let count = eligible.count
-        Self.appendBits(count, to: &bytes) { eligible[$0] }
-        Self.appendBits(count, to: &bytes) { viewed[$0] }
-        Self.appendBits(count, to: &bytes) { completed[$0] }
-        Self.appendBits(count, to: &bytes) { skipped[$0] }
-        Self.appendBits(count, to: &bytes) { !secondsFromStart[$0].isNaN }
-        Self.appendBits(count, to: &bytes) { !secondsOnStep[$0].isNaN }
-        for seconds in secondsFromStart where !seconds.isNaN { Self.append(seconds.bitPattern, to: &bytes) }
-        for seconds in secondsOnStep where !seconds.isNaN { Self.append(seconds.bitPattern, to: &bytes) }
-        for origin in fromStartOrigins ?? [] { Self.append(origin, to: &bytes) }
-        for origin in onStepOrigins ?? [] { Self.append(origin, to: &bytes) }
+        PackedBytes.appendBits(count, to: &bytes) { eligible[$0] }
+        PackedBytes.appendBits(count, to: &bytes) { viewed[$0] }
+        PackedBytes.appendBits(count, to: &bytes) { completed[$0] }
+        PackedBytes.appendBits(count, to: &bytes) { skipped[$0] }
+        PackedBytes.appendBits(count, to: &bytes) { !secondsFromStart[$0].isNaN }
+        PackedBytes.appendBits(count, to: &bytes) { !secondsOnStep[$0].isNaN }
+        for seconds in secondsFromStart where !seconds.isNaN { PackedBytes.append(seconds.bitPattern, to: &bytes) }
+        for seconds in secondsOnStep where !seconds.isNaN { PackedBytes.append(seconds.bitPattern, to: &bytes) }
+        for origin in fromStartOrigins ?? [] { PackedBytes.append(origin, to: &bytes) }
+        for origin in onStepOrigins ?? [] { PackedBytes.append(origin, to: &bytes) }
     }
 
-    /// Reads a state `pack(into:breakdownNumber:)` wrote at `offset` of `bytes` into `self`
-    /// (whose step count it must have), keeping the arrays' storage; `breakdown` gives the
-    /// string of a breakdown number.
-    mutating func unpack(from bytes: UnsafeRawBufferPointer, at offset: Int, breakdown name: (UInt32) -> String) {
-        var reader = Reader(bytes: bytes, offset: offset)
+    /// Reads a state into `self`, which has the flow's step count, keeping the arrays' storage.
+    mutating func unpack(from reader: inout PackedBytes.Reader, breakdown name: (UInt32) -> String) {
         let header = reader.byte()
         switch header & 3 {
         case 0: status = .completed
@@ -77,43 +72,5 @@ extension FunnelUnitState {
         }
         fromStartOrigins = header & Bit.fromStartOrigins != 0 ? (0..<count).map { _ in reader.load(Int64.self) } : nil
         onStepOrigins = header & Bit.onStepOrigins != 0 ? (0..<count).map { _ in reader.load(Int64.self) } : nil
-    }
-
-    private static func append<Value: FixedWidthInteger>(_ value: Value, to bytes: inout [UInt8]) {
-        withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
-    }
-
-    private static func appendBits(_ count: Int, to bytes: inout [UInt8], _ isSet: (Int) -> Bool) {
-        var byte: UInt8 = 0
-        for index in 0..<count {
-            if isSet(index) { byte |= 1 << UInt8(index & 7) }
-            if index & 7 == 7 || index == count - 1 {
-                bytes.append(byte)
-                byte = 0
-            }
-        }
-    }
-
-    private struct Reader {
-        let bytes: UnsafeRawBufferPointer
-        var offset: Int
-
-        mutating func byte() -> UInt8 {
-            defer { offset += 1 }
-            return bytes[offset]
-        }
-
-        mutating func load<Value: FixedWidthInteger>(_: Value.Type) -> Value {
-            defer { offset += MemoryLayout<Value>.size }
-            return Value(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Value.self))
-        }
-
-        mutating func bits(_ count: Int, _ set: (Int, Bool) -> Void) {
-            var byte: UInt8 = 0
-            for index in 0..<count {
-                if index & 7 == 0 { byte = self.byte() }
-                set(index, byte & (1 << UInt8(index & 7)) != 0)
-            }
-        }
     }
 }

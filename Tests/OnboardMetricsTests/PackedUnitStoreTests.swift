@@ -3,7 +3,7 @@ import Testing
 
 @testable import OnboardMetricsAnalysis
 
-@Suite struct FunnelUnitStoreTests {
+@Suite struct PackedUnitStoreTests {
     /// Every field of a state, times as bit patterns (NaN included), for comparing exactly.
     struct Fields: Equatable {
         var status: FunnelUnitState.Status
@@ -55,7 +55,7 @@ import Testing
         return state
     }
 
-    static func contents(of store: FunnelUnitStore) -> [String: Fields] {
+    static func contents(of store: PackedUnitStore<FunnelUnitState>) -> [String: Fields] {
         var all: [String: Fields] = [:]
         store.forEach { all[$0] = Fields($1) }
         return all
@@ -66,7 +66,7 @@ import Testing
         var random = SplitMix64(seed: UInt64(steps))
         let states = (0..<500).map { _ in Self.randomState(steps: steps, using: &random) }
         // Chunks of 4 KiB: the states fill several.
-        var store = FunnelUnitStore(stepCount: steps, chunkSize: 4_096)
+        var store = PackedUnitStore<FunnelUnitState>(stepCount: steps, chunkSize: 4_096)
         var scratch = FunnelUnitState(stepCount: steps)
         for (index, state) in states.enumerated() { store.merge(state, user: "user-\(index)", scratch: &scratch) }
         #expect(store.count == states.count)
@@ -81,7 +81,7 @@ import Testing
         var state = Self.randomState(steps: 40_000, using: &random)
         state.fromStartOrigins = Array(repeating: 5, count: 40_000)
         state.onStepOrigins = Array(repeating: -5, count: 40_000)
-        var store = FunnelUnitStore(stepCount: 40_000)
+        var store = PackedUnitStore<FunnelUnitState>(stepCount: 40_000)
         var scratch = FunnelUnitState(stepCount: 40_000)
         let small = Self.randomState(steps: 40_000, using: &random)
         store.merge(small, user: "before", scratch: &scratch)
@@ -89,6 +89,36 @@ import Testing
         store.merge(small, user: "after", scratch: &scratch)
         let stored = Self.contents(of: store)
         #expect(stored == ["before": Fields(small), "large": Fields(state), "after": Fields(small)])
+    }
+
+    @Test func aCorrelationTraceComesBackAsItWasStored() {
+        var random = SplitMix64(seed: 11)
+        let steps = 6
+        var store = PackedUnitStore<CorrelationTrace>(stepCount: steps, chunkSize: 4_096)
+        var scratch = CorrelationTrace(stepCount: steps)
+        var traces: [CorrelationTrace] = []
+        for index in 0..<500 {
+            var trace = CorrelationTrace(stepCount: steps)
+            trace.state = Self.randomState(steps: steps, using: &random)
+            if Bool.random(using: &random) { trace.successTime = Int64.random(in: 0...Int64.max, using: &random) }
+            let names = (0..<UInt32.random(in: 0...12, using: &random)).map { $0 * 3 }
+            trace.seen = names.map {
+                CorrelationTrace.Seen(name: $0, time: Int64.random(in: Int64.min...Int64.max, using: &random))
+            }
+            trace.context = (0..<UInt32.random(in: 0...5, using: &random)).map { UInt32.max - 5 + $0 }
+            traces.append(trace)
+            store.merge(trace, user: "user-\(index)", scratch: &scratch)
+        }
+        var stored: [String: CorrelationTrace] = [:]
+        store.forEach { stored[$0] = $1 }
+        #expect(stored.count == traces.count)
+        for (index, trace) in traces.enumerated() {
+            let back = stored["user-\(index)"]
+            #expect(back.map { Fields($0.state) } == Fields(trace.state))
+            #expect(back?.successTime == trace.successTime)
+            #expect(back?.seen == trace.seen)
+            #expect(back?.context == trace.context)
+        }
     }
 
     /// What the store should do: merge into the user's state, or hold it as their first.
@@ -107,7 +137,9 @@ import Testing
         // Each user's states merged by FunnelUnitState itself, in the same order: merging is
         // commutative in what it reports, but not in origins of times a unit does not have.
         var expected: [[String: FunnelUnitState]] = [[:], [:]]
-        var stores = [FunnelUnitStore(stepCount: steps, chunkSize: 4_096), FunnelUnitStore(stepCount: steps)]
+        var stores: [PackedUnitStore<FunnelUnitState>] = [
+            PackedUnitStore(stepCount: steps, chunkSize: 4_096), PackedUnitStore(stepCount: steps),
+        ]
         var scratch = FunnelUnitState(stepCount: steps)
         for _ in 0..<2_000 {
             var state = Self.randomState(steps: steps, using: &random)

@@ -1,11 +1,12 @@
-/// Each user's merged ``FunnelUnitState`` until a `--per user` report counts them, packed.
+/// Each user's merged unit (a ``FunnelUnitState``, a ``CorrelationTrace``) until a `--per user`
+/// report counts them, packed.
 ///
 /// Why: a person's sessions may come at any point of the read, so every person's state is held
-/// to the end. As structs in a dictionary (six arrays each, seven allocations a session) they
-/// took about 860 bytes a person: 820 MB for the 765k people of 10M events. Packed
-/// (`FunnelUnitState+Packing`) into large shared buffers, a state takes the bytes of what the
-/// person did, and a dictionary entry points at it.
-struct FunnelUnitStore: Sendable {
+/// to the end. As funnel states in a dictionary (six arrays each, seven allocations a session)
+/// they took about 860 bytes a person: 820 MB for the 765k people of 10M events. Packed
+/// (``PackableUnit``) into large shared buffers, a unit takes the bytes of what the person did,
+/// and a dictionary entry points at it.
+struct PackedUnitStore<Unit: PackableUnit>: Sendable {
     /// Where each user's state starts: the chunk in the high 32 bits, the offset in the low.
     private var positions: [String: UInt64] = [:]
     /// The packed states, in buffers of about `chunkSize` bytes that are never reallocated (one
@@ -28,9 +29,9 @@ struct FunnelUnitStore: Sendable {
     /// How many users the store holds.
     var count: Int { positions.count }
 
-    /// Merges `state` into what the store holds for `user` (``FunnelUnitState/merge(_:)``), or
+    /// Merges `state` into what the store holds for `user` (``PackableUnit/merge(_:)``), or
     /// keeps it as their first; `scratch` (with the flow's step count) is reused to unpack.
-    mutating func merge(_ state: FunnelUnitState, user: String, scratch: inout FunnelUnitState) {
+    mutating func merge(_ state: Unit, user: String, scratch: inout Unit) {
         guard let position = positions[user] else {
             positions[user] = append(state)
             return
@@ -40,28 +41,34 @@ struct FunnelUnitStore: Sendable {
         positions[user] = append(scratch)
     }
 
-    /// Merges every user of `other` into this store.
-    mutating func merge(_ other: FunnelUnitStore) {
-        var scratch = FunnelUnitState(stepCount: stepCount)
-        other.forEach { user, theirs in merge(theirs, user: user, scratch: &scratch) }
+    /// Merges every user of `other` into this store, each unit of `other` first passed to
+    /// `adapt` (to renumber what the two number differently).
+    mutating func merge(_ other: PackedUnitStore, adapt: (inout Unit) -> Void = { _ in }) {
+        var scratch = Unit(stepCount: stepCount)
+        other.forEach { user, theirs in
+            var unit = theirs
+            adapt(&unit)
+            merge(unit, user: user, scratch: &scratch)
+        }
     }
 
     /// Calls `body` with each user and their state, in no particular order (one state is reused).
-    func forEach(_ body: (String, FunnelUnitState) -> Void) {
-        var state = FunnelUnitState(stepCount: stepCount)
+    func forEach(_ body: (String, Unit) -> Void) {
+        var state = Unit(stepCount: stepCount)
         for (user, position) in positions {
             unpack(at: position, into: &state)
             body(user, state)
         }
     }
 
-    private func unpack(at position: UInt64, into state: inout FunnelUnitState) {
+    private func unpack(at position: UInt64, into state: inout Unit) {
         chunks[Int(position >> 32)].withUnsafeBytes { bytes in
-            state.unpack(from: bytes, at: Int(position & 0xFFFF_FFFF)) { breakdowns[Int($0)] }
+            var reader = PackedBytes.Reader(bytes: bytes, offset: Int(position & 0xFFFF_FFFF))
+            state.unpack(from: &reader) { breakdowns[Int($0)] }
         }
     }
 
-    private mutating func append(_ state: FunnelUnitState) -> UInt64 {
+    private mutating func append(_ state: Unit) -> UInt64 {
         var number: UInt32 = 0
         if let breakdown = state.breakdown {
             if let known = breakdownNumbers[breakdown] {
