@@ -68,12 +68,12 @@ extension PathAggregator: SessionAggregator {
         }
         switch options.unit {
         case .session:
-            return person.onboardings.filter { matches($0.outcome) }.map(\.anchor).sorted()
+            return person.onboardings.filter { matches($0.outcome.state) }.map(\.anchor).sorted()
         case .user:
             let sorted = person.onboardings.sorted { ($0.start, $0.anchor) < ($1.start, $1.anchor) }
             guard let first = sorted.first, let last = sorted.last else { return [] }
-            var merged = first.outcome
-            for other in sorted.dropFirst() { merged.merge(other.outcome) }
+            var merged = first.outcome.state
+            for other in sorted.dropFirst() { merged.merge(other.outcome.state) }
             return matches(merged) ? [last.anchor] : []
         }
     }

@@ -28,23 +28,13 @@ public struct PathAggregator: Sendable {
         var label: UInt32
     }
 
-    /// One onboarding session of the flow: where it ended, and of its replay what merging a
-    /// person's onboardings decides from (``FunnelUnitState/merge(_:)``: status, start, last step).
+    /// One onboarding session of the flow.
     struct Onboarding: Sendable {
-        var start: Int64
-        var status: FunnelUnitState.Status
-        var lastStep: Int?
+        var outcome: FunnelOutcome
         /// The session's last event of the flow (within the window).
         var anchor: Position
 
-        /// The replay's state as far as merging a person's onboardings reads it.
-        var outcome: FunnelUnitState {
-            var state = FunnelUnitState(stepCount: 0)
-            state.status = status
-            state.start = start
-            state.lastStep = lastStep
-            return state
-        }
+        var start: Int64 { outcome.start }
     }
 
     /// What is kept per person.
@@ -110,10 +100,9 @@ public struct PathAggregator: Sendable {
         if selection.accepts(session) {
             let last = session.events.last { $0.flowID == flow.id && $0.time <= start + windowLength }
             let anchor = last.map { Position(time: $0.time, sessionStart: start, seq: Int32(clamping: $0.seq)) }
-            let state = replay.replay(session)
             person.onboardings.append(
                 Onboarding(
-                    start: start, status: state.status, lastStep: state.lastStep,
+                    outcome: FunnelOutcome(replay.replay(session)),
                     anchor: anchor ?? Position(time: start, sessionStart: start, seq: -1)))
         }
         people[session.userID] = person

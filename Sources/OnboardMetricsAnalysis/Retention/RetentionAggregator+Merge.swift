@@ -77,11 +77,11 @@ extension RetentionAggregator: SessionAggregator {
         let sorted = person.onboardings.sorted { ($0.start, $0.flowVersion ?? -1) < ($1.start, $1.flowVersion ?? -1) }
         switch options.unit {
         case .session:
-            return sorted.map { ($0.start, group(of: $0, person: person, merged: $0.state)) }
+            return sorted.map { ($0.start, group(of: $0, person: person, merged: $0.outcome.state)) }
         case .user:
             guard let first = sorted.first else { return [] }
-            var merged = first.state
-            for other in sorted.dropFirst() { merged.merge(other.state) }
+            var merged = first.outcome.state
+            for other in sorted.dropFirst() { merged.merge(other.outcome.state) }
             return [(first.start, group(of: first, person: person, merged: merged))]
         }
     }

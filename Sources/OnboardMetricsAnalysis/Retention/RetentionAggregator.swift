@@ -11,11 +11,14 @@ import OnboardMetricsSDK
 public struct RetentionAggregator: Sendable {
     /// One onboarding session of the flow, replayed.
     struct Onboarding: Sendable {
-        var start: Int64
-        var state: FunnelUnitState
+        /// Of the replay, what a person's onboardings are merged by (the whole state took 500
+        /// bytes an onboarding, held to the end).
+        var outcome: FunnelOutcome
         var flowVersion: Int?
         /// The session's own first exposure to the grouping experiment's variant.
         var variant: String?
+
+        var start: Int64 { outcome.start }
     }
 
     /// What is kept per person.
@@ -69,7 +72,7 @@ public struct RetentionAggregator: Sendable {
         if selection.accepts(session) {
             person.onboardings.append(
                 Onboarding(
-                    start: session.startTime, state: replay.replay(session), flowVersion: session.flowVersion,
+                    outcome: FunnelOutcome(replay.replay(session)), flowVersion: session.flowVersion,
                     variant: sessionVariant))
         }
         people[session.userID] = person
