@@ -18,9 +18,6 @@ extension ExperimentAggregator.UnitRecord {
             variant = other.variant
             exposedAt = other.exposedAt
         }
-        for index in eligible.indices {
-            eligible[index] = eligible[index] || other.eligible[index]
-            converted[index] = converted[index] || other.converted[index]
-        }
+        for index in outcomes.indices { outcomes[index] = outcomes[index] || other.outcomes[index] }
     }
 }

@@ -16,8 +16,18 @@ public struct ExperimentAggregator: Sendable {
         var variant: String
         var exposedAt: Int64
         var mixed = false
-        var eligible: [Bool]
-        var converted: [Bool]
+        /// Per metric whether the unit was eligible, then per metric whether it converted: one
+        /// array rather than two, as per user a record is held for every person to the end.
+        var outcomes: [Bool]
+
+        init(variant: String, exposedAt: Int64, eligible: [Bool], converted: [Bool]) {
+            self.variant = variant
+            self.exposedAt = exposedAt
+            outcomes = eligible + converted
+        }
+
+        func isEligible(_ metric: Int) -> Bool { outcomes[metric] }
+        func converted(_ metric: Int) -> Bool { outcomes[outcomes.count / 2 + metric] }
     }
 
     let options: ExperimentOptions
@@ -68,9 +78,9 @@ public struct ExperimentAggregator: Sendable {
         let empty = Array(repeating: 0, count: options.metrics.count)
         var row = counts[record.variant] ?? Counts(eligible: empty, conversions: empty)
         row.units += 1
-        for index in options.metrics.indices where record.eligible[index] {
+        for index in options.metrics.indices where record.isEligible(index) {
             row.eligible[index] += 1
-            if record.converted[index] { row.conversions[index] += 1 }
+            if record.converted(index) { row.conversions[index] += 1 }
         }
         counts[record.variant] = row
     }
