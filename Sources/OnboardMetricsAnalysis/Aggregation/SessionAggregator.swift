@@ -45,12 +45,16 @@ extension ShardedReader {
     public func report<Aggregate: SessionAggregator>(
         progress: @escaping @Sendable (Int) -> Void = { _ in }, _ make: @escaping @Sendable () throws -> Aggregate
     ) async throws -> Aggregate.Report {
-        let parts = try await read(progress: progress, make)
-        guard var merged = parts.first else {
+        var parts = try await read(progress: progress, make)
+        guard !parts.isEmpty else {
             var empty = try make()
             return try empty.report()
         }
-        for part in parts.dropFirst() { merged.merge(part) }
+        // Each part taken out of the array before it is merged: the first then changes in place
+        // (not a copy of the array's), and each other is freed once merged. Per user, where
+        // every person is held to the end, the copies were a fifth of the peak.
+        var merged = parts.removeFirst()
+        while !parts.isEmpty { merged.merge(parts.removeFirst()) }
         return try merged.report()
     }
 }
