@@ -6,6 +6,8 @@
 #   - --steps welcome,modules,consent,account and --flow, twice each (warm);
 #   - --flow --per user, --flow on one connection, and --flow --source events (whose JSON must
 #     equal the traces' byte for byte, as must the cold report's);
+#   - the other reports that hold something per person to the end: correlate, experiment and
+#     discovery --per user, retention, and paths (after a drop, which keeps every event);
 # then `funnel dashboard` twice, at the default --cache-events (2M) and keeping every session
 # (--cache-events 100000000): three rounds of the ad-hoc funnel's and the flow's JSON pages (the
 # first round is the first request), and the server's peak memory (VmHWM).
@@ -19,7 +21,11 @@ until_bound="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 flow=examples/flows/health-study.json
 timed() {
     local label="$1"; shift
-    /usr/bin/time -f "$label: %e s wall, %U s user, peak %M KB" "$bin/funnel" report "$@" --until "$until_bound" \
+    timed_command "$label" report "$@"
+}
+timed_command() {
+    local label="$1"; shift
+    /usr/bin/time -f "$label: %e s wall, %U s user, peak %M KB" "$bin/funnel" "$@" --until "$until_bound" \
         --format json --quiet
 }
 # Three rounds of the two funnel pages from `funnel dashboard` on database URL $1 (more
@@ -66,6 +72,12 @@ for events in "${sizes[@]}"; do
     cmp -s "$work/warm.json" "$work/cold.json" || { echo "cold and warm differ" >&2; exit 1; }
     echo "same JSON from the traces (cold and warm) and from the events rows"
     psql -XtA "$url" -c "SELECT 'session_traces ' || pg_size_pretty(pg_total_relation_size('session_traces'))"
+    timed_command "correlate --per user" correlate --flow "$flow" --per user --database-url "$url" >/dev/null
+    timed_command "experiment --per user" experiment consent-copy --flow "$flow" --per user --database-url "$url" \
+        >/dev/null
+    timed_command "discovery --per user" discovery --per user --database-url "$url" >/dev/null
+    timed_command "retention (per user)" retention --flow "$flow" --database-url "$url" >/dev/null
+    timed_command "paths (after a drop)" paths --flow "$flow" --database-url "$url" >/dev/null
     psql -Xq "$url" -v def="$(cat "$flow")" \
         <<< "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
     dashboard "$url" "default --cache-events"
