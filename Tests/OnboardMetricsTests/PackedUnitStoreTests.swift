@@ -1,3 +1,4 @@
+import Foundation
 import OnboardMetricsStatistics
 import Testing
 
@@ -118,6 +119,39 @@ import Testing
             #expect(back?.successTime == trace.successTime)
             #expect(back?.seen == trace.seen)
             #expect(back?.context == trace.context)
+        }
+    }
+
+    @Test func aUnitListUnitComesBackAsItWasStoredButForItsUserID() {
+        var random = SplitMix64(seed: 5)
+        let steps = 6
+        var store = PackedUnitStore<UnitListAggregator.Unit>(stepCount: steps, chunkSize: 4_096)
+        var scratch = UnitListAggregator.Unit(stepCount: steps)
+        var units: [UnitListAggregator.Unit] = []
+        for index in 0..<300 {
+            let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let unit = UnitListAggregator.Unit(
+                state: Self.randomState(steps: steps, using: &random), userID: "user-\(index)",
+                sessionID: UUID(
+                    uuid: (
+                        bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8],
+                        bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+                    )),
+                start: Int64.random(in: Int64.min...Int64.max, using: &random),
+                lastEvent: Int64.random(in: Int64.min...Int64.max, using: &random),
+                sessions: Int.random(in: 1...1_000_000, using: &random))
+            units.append(unit)
+            store.merge(unit, user: unit.userID, scratch: &scratch)
+        }
+        var stored: [String: UnitListAggregator.Unit] = [:]
+        store.forEach { stored[$0] = $1 }
+        for unit in units {
+            let back = stored[unit.userID]
+            #expect(back.map { Fields($0.state) } == Fields(unit.state))
+            #expect(back?.sessionID == unit.sessionID && back?.start == unit.start)
+            #expect(back?.lastEvent == unit.lastEvent && back?.sessions == unit.sessions)
+            // The user id is the store's key, not packed.
+            #expect(back?.userID == "")
         }
     }
 

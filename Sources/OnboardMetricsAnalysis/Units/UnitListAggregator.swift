@@ -18,12 +18,19 @@ public struct UnitListAggregator: Sendable {
         /// session's id (earliest start, then smaller id), the last event of all.
         mutating func merge(_ other: Self) {
             state.merge(other.state)
-            if (other.start, other.sessionID.uuidString) < (start, sessionID.uuidString) {
+            if other.start != start ? other.start < start : other.sessionID.isBefore(sessionID) {
                 start = other.start
                 sessionID = other.sessionID
             }
             lastEvent = max(lastEvent, other.lastEvent)
             sessions += other.sessions
+        }
+
+        /// Its row's values, for the person `userID`.
+        func listed(as userID: String) -> Listed {
+            Listed(
+                userID: userID, sessionID: sessionID, start: start, lastEvent: lastEvent, sessions: sessions,
+                status: state.status)
         }
     }
 
@@ -31,10 +38,23 @@ public struct UnitListAggregator: Sendable {
     let options: UnitListOptions
     let replay: FunnelReplay
     let stepIndex: Int?
+    /// A unit listed, as its row shows it (per session kept as each comes, without the state).
+    struct Listed: Sendable {
+        var userID: String
+        var sessionID: UUID
+        var start: Int64
+        var lastEvent: Int64
+        var sessions: Int
+        var status: FunnelUnitState.Status
+    }
+
     let reportEnd: Date
     var selection: SessionSelection
-    var listed: [Unit] = []
-    var users: [String: Unit] = [:]
+    var listed: [Listed] = []
+    /// Per user, every person's unit to the end, packed (the store's key is the user id).
+    var users: PackedUnitStore<Unit>
+    /// Reused to unpack a person's unit.
+    private var scratch: Unit
 
     /// An empty list. - Throws: ``UnitListError`` for a step not in the flow, or `skipped` without a step.
     public init(flow: FlowDefinition, options: UnitListOptions, now: Date) throws {
@@ -55,6 +75,8 @@ public struct UnitListAggregator: Sendable {
         reportEnd = options.until ?? now
         replay = FunnelReplay(flow: flow, options: funnel, reportEnd: RecordedEvent.microseconds(reportEnd))
         selection = SessionSelection(flowID: flow.id, since: options.since, until: options.until)
+        users = PackedUnitStore(stepCount: flow.steps.count)
+        scratch = Unit(stepCount: flow.steps.count)
     }
 
     public mutating func add(_ session: RecordedSession) {
@@ -64,14 +86,8 @@ public struct UnitListAggregator: Sendable {
             start: session.startTime, lastEvent: session.lastTime, sessions: 1)
         switch options.unit {
         case .session:
-            if matches(unit.state) { listed.append(unit) }
-        case .user:
-            if var existing = users.removeValue(forKey: session.userID) {
-                existing.merge(unit)
-                users[session.userID] = existing
-            } else {
-                users[session.userID] = unit
-            }
+            if matches(unit.state) { listed.append(unit.listed(as: unit.userID)) }
+        case .user: users.merge(unit, user: session.userID, scratch: &scratch)
         }
     }
 
