@@ -7,7 +7,9 @@
 #   - --flow --per user, --flow on one connection, and --flow --source events (whose JSON must
 #     equal the traces' byte for byte, as must the cold report's);
 #   - the other reports that hold something per person to the end: correlate, experiment and
-#     discovery --per user, retention, and paths (after a drop, which keeps every event);
+#     discovery --per user, retention, paths (after a drop, which keeps every event), and funnel
+#     users --per user (a short list: those who dropped at consent; and a long one: every
+#     session completed, whose output grows with the units);
 # then `funnel dashboard` twice, at the default --cache-events (2M) and keeping every session
 # (--cache-events 100000000): three rounds of the ad-hoc funnel's and the flow's JSON pages (the
 # first round is the first request), and the server's peak memory (VmHWM).
@@ -78,6 +80,10 @@ for events in "${sizes[@]}"; do
     timed_command "discovery --per user" discovery --per user --database-url "$url" >/dev/null
     timed_command "retention (per user)" retention --flow "$flow" --database-url "$url" >/dev/null
     timed_command "paths (after a drop)" paths --flow "$flow" --database-url "$url" >/dev/null
+    timed_command "users --per user --step consent --status dropped" users --flow "$flow" --per user --step consent \
+        --status dropped --database-url "$url" >/dev/null
+    timed_command "users --status completed (every session completed)" users --flow "$flow" --status completed \
+        --database-url "$url" >/dev/null
     psql -Xq "$url" -v def="$(cat "$flow")" \
         <<< "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
     dashboard "$url" "default --cache-events"
