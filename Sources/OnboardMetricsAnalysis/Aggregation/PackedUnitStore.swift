@@ -13,8 +13,7 @@ struct PackedUnitStore<Unit: PackableUnit>: Sendable {
     /// growing buffer would hold two copies of everything while it grows). A state merged with
     /// another is packed anew at the end; the old bytes stay, unused.
     private var chunks: [[UInt8]] = []
-    private var breakdowns: [String] = []
-    private var breakdownNumbers: [String: UInt32] = [:]
+    private var breakdowns = StringNumbers()
     /// Reused to pack each state before it is copied into a chunk.
     private var packed: [UInt8] = []
     private let stepCount: Int
@@ -64,21 +63,12 @@ struct PackedUnitStore<Unit: PackableUnit>: Sendable {
     private func unpack(at position: UInt64, into state: inout Unit) {
         chunks[Int(position >> 32)].withUnsafeBytes { bytes in
             var reader = PackedBytes.Reader(bytes: bytes, offset: Int(position & 0xFFFF_FFFF))
-            state.unpack(from: &reader) { breakdowns[Int($0)] }
+            state.unpack(from: &reader) { breakdowns[$0] }
         }
     }
 
     private mutating func append(_ state: Unit) -> UInt64 {
-        var number: UInt32 = 0
-        if let breakdown = state.breakdown {
-            if let known = breakdownNumbers[breakdown] {
-                number = known
-            } else {
-                number = UInt32(breakdowns.count)
-                breakdownNumbers[breakdown] = number
-                breakdowns.append(breakdown)
-            }
-        }
+        let number = state.breakdown.map { breakdowns.number(of: $0) } ?? 0
         packed.removeAll(keepingCapacity: true)
         state.pack(into: &packed, breakdownNumber: number)
         if chunks.isEmpty || chunks[chunks.count - 1].count + packed.count > chunks[chunks.count - 1].capacity {

@@ -3,7 +3,7 @@ extension CorrelationAggregator: SessionAggregator {
         selection.merge(other.selection)
         groups.mergeValues(other.groups) { $0.merge($1) }
         // The other aggregate's name numbers, as this one numbers them.
-        let renumbered = other.names.names.map { names.number(of: $0) }
+        let renumbered = names.renumbering(other.names)
         users.merge(other.users) { $0 = $0.renumbered(renumbered) }
     }
 }

@@ -30,7 +30,7 @@ public struct CorrelationAggregator: Sendable {
     /// Reused to unpack a user's trace (unit user).
     private var scratch: CorrelationTrace
     /// The names the traces' numbers stand for.
-    var names = CorrelationNames()
+    var names = StringNumbers()
 
     /// - Throws: ``CorrelationError`` when `options.step` is not a step of `flow`.
     public init(flow: FlowDefinition, options: CorrelationOptions, now: Date) throws {

@@ -3,7 +3,7 @@ import OnboardMetricsSDK
 
 /// What the correlation report keeps of one session (or, merged, one user): the funnel replay's
 /// state, when the unit succeeded, the candidate events it recorded with the first time of each,
-/// and its context values; names as their numbers in the aggregate's ``CorrelationNames``.
+/// and its context values; names as their numbers in the aggregate's ``StringNumbers``.
 struct CorrelationTrace: Sendable {
     /// A candidate event and the first time the unit recorded it.
     struct Seen: Sendable, Equatable {
@@ -22,7 +22,7 @@ struct CorrelationTrace: Sendable {
 
     /// Replays `session` and collects its candidates, numbering their names in `names`.
     /// - Parameter stepIndex: the step the report is about; `nil` for the whole flow.
-    init(_ session: RecordedSession, replay: FunnelReplay, stepIndex: Int?, names: inout CorrelationNames) {
+    init(_ session: RecordedSession, replay: FunnelReplay, stepIndex: Int?, names: inout StringNumbers) {
         state = replay.replay(session)
         context = session.context.map { key, value in names.number(of: key + "=" + JSONValue.label(value)) }
         context.sort()

@@ -4,7 +4,7 @@ import OnboardMetricsReader
 extension PathAggregator: SessionAggregator {
     public mutating func merge(_ other: PathAggregator) {
         // The other aggregate's label numbers, as this one numbers them.
-        let renumbered = other.labels.map { number(of: $0) }
+        let renumbered = labels.renumbering(other.labels)
         for (user, theirs) in other.people {
             var person = theirs
             for index in person.entries.indices {
@@ -92,7 +92,7 @@ extension PathAggregator: SessionAggregator {
         while index < entries.count, labels.count < options.depth,
             entries[index].position.time <= anchor.time + windowLength
         {
-            labels.append(self.labels[Int(entries[index].label)])
+            labels.append(self.labels[entries[index].label])
             index += 1
         }
         if labels.count < options.depth { labels.append("(end)") }

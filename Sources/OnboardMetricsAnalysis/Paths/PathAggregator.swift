@@ -24,7 +24,7 @@ public struct PathAggregator: Sendable {
     /// a `String` each label took a string of its own (2 GB at 10M events).
     struct Entry: Sendable {
         var position: Position
-        /// The label's number in ``labels``.
+        /// The label's number in ``PathAggregator/labels``.
         var label: UInt32
     }
 
@@ -51,9 +51,8 @@ public struct PathAggregator: Sendable {
     let windowLength: Int64
     var selection: SessionSelection
     var people: [String: Person] = [:]
-    /// Every label an entry has, by number, and each label's number.
-    var labels: [String] = []
-    var labelNumbers: [String: UInt32] = [:]
+    /// The labels the entries' numbers stand for.
+    var labels = StringNumbers()
     /// Between two steps, per session: units per path.
     var sessionPaths: [[String]: Int] = [:]
 
@@ -95,7 +94,7 @@ public struct PathAggregator: Sendable {
             person.entries.append(
                 Entry(
                     position: Position(time: event.time, sessionStart: start, seq: Int32(clamping: event.seq)),
-                    label: number(of: Self.label(event, flowID: flow.id))))
+                    label: labels.number(of: Self.label(event, flowID: flow.id))))
         }
         if selection.accepts(session) {
             let last = session.events.last { $0.flowID == flow.id && $0.time <= start + windowLength }
@@ -106,15 +105,6 @@ public struct PathAggregator: Sendable {
                     anchor: anchor ?? Position(time: start, sessionStart: start, seq: -1)))
         }
         people[session.userID] = person
-    }
-
-    /// The number of `label` in ``labels``, given it when new.
-    mutating func number(of label: String) -> UInt32 {
-        if let number = labelNumbers[label] { return number }
-        let number = UInt32(labels.count)
-        labels.append(label)
-        labelNumbers[label] = number
-        return number
     }
 
     /// The session's events strictly between the first view of `from` and the first view of `to`
