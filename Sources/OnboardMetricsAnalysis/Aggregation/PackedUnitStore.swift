@@ -1,5 +1,5 @@
-/// Each user's merged unit (a ``FunnelUnitState``, a ``CorrelationTrace``) until a `--per user`
-/// report counts them, packed.
+/// Each user's merged unit (a ``FunnelUnitState``, a ``CorrelationTrace``, a `funnel users`
+/// unit) until a `--per user` report counts them, packed.
 ///
 /// Why: a person's sessions may come at any point of the read, so every person's state is held
 /// to the end. As funnel states in a dictionary (six arrays each, seven allocations a session)
@@ -11,7 +11,8 @@ struct PackedUnitStore<Unit: PackableUnit>: Sendable {
     private var positions: [String: UInt64] = [:]
     /// The packed states, in buffers of about `chunkSize` bytes that are never reallocated (one
     /// growing buffer would hold two copies of everything while it grows). A state merged with
-    /// another is packed anew at the end; the old bytes stay, unused.
+    /// another is packed anew at the end; the old bytes stay, unused: at most one state for each
+    /// session merged into an earlier one (76k of 842k sessions at 10M generated events).
     private var chunks: [[UInt8]] = []
     private var breakdowns = StringNumbers()
     /// Reused to pack each state before it is copied into a chunk.
