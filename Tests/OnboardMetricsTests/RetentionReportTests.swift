@@ -206,6 +206,39 @@ import Testing
         #expect(try merged.report() == whole)
     }
 
+    /// The times kept of a session answer every one-day lookup as all its times do: sessions
+    /// of up to 12 events, unordered, whose first and last lie exactly a second to two days apart
+    /// (a day and a microsecond among them), windows from before the session to after it, edges
+    /// included.
+    @Test func theTimesKeptOfASessionFindActivityAsAllItsTimes() {
+        var random = Xoshiro256StarStar(seed: 9)
+        var pruned = 0
+        for _ in 0..<3_000 {
+            let span =
+                [Self.hour / 3_600, Self.hour, Self.day - 1, Self.day, Self.day + 1, 2 * Self.day]
+                .randomElement(using: &random) ?? Self.day
+            let inside = (0..<Int.random(in: 0...10, using: &random)).map { _ in
+                Self.t0 + Int64.random(in: 0...span, using: &random)
+            }
+            let events = ([Self.t0 + span, Self.t0] + inside).shuffled(using: &random).enumerated().map {
+                RecordedEvent(kind: .custom, time: $1, seq: $0)
+            }
+            var all = RetentionAggregator.Person()
+            all.times = events.map(\.time).sorted()
+            var kept = RetentionAggregator.Person()
+            kept.times = RetentionAggregator.activityTimes(events).sorted()
+            if kept.times.count < all.times.count { pruned += 1 }
+            // Windows starting on every time, just after it, and a day before and after it.
+            let starts = all.times.flatMap { [$0, $0 + 1, $0 - Self.day, $0 - Self.day + 1, $0 + Self.day] }
+            for from in starts {
+                #expect(
+                    kept.hasEvent(from: from, before: from + Self.day)
+                        == all.hasEvent(from: from, before: from + Self.day))
+            }
+        }
+        #expect(pruned > 1_000)
+    }
+
     @Test func rendersEveryFormat() throws {
         let report = try RetentionAggregator(flow: Self.flow, options: Self.options(.user), now: Date())
             .report(of: Self.handBuilt)

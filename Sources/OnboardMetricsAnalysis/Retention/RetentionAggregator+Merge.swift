@@ -11,7 +11,8 @@ extension RetentionAggregator: SessionAggregator {
 
     /// Counts every unit into its group and days.
     public mutating func report() throws -> RetentionReport {
-        let dayLength: Int64 = 86_400_000_000
+        // One constant with the lookups' windows that `activityTimes` is exact for.
+        let dayLength = Self.dayLength
         let end: Int64? = options.until.map(RecordedEvent.microseconds) ?? (newest == .min ? nil : newest)
         var counts: [String: (units: Int, eligible: [Int], retained: [Int])] = [:]
         let zeros = Array(repeating: 0, count: options.days.count)
