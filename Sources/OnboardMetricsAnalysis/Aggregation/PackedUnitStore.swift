@@ -43,7 +43,7 @@ struct PackedUnitStore<Unit: PackableUnit>: Sendable {
 
     /// Merges every user of `other` into this store, each unit of `other` first passed to
     /// `adapt` (to renumber what the two number differently).
-    mutating func merge(_ other: PackedUnitStore, adapt: (inout Unit) -> Void = { _ in }) {
+    mutating func merge(_ other: PackedUnitStore, adapting adapt: (inout Unit) -> Void = { _ in }) {
         var scratch = Unit(stepCount: stepCount)
         other.forEach { user, theirs in
             var unit = theirs

@@ -5,18 +5,14 @@ extension PathAggregator: SessionAggregator {
     public mutating func merge(_ other: PathAggregator) {
         // The other aggregate's label numbers, as this one numbers them.
         let renumbered = labels.renumbering(other.labels)
-        for (user, theirs) in other.people {
-            var person = theirs
-            for index in person.entries.indices {
-                person.entries[index].label = renumbered[Int(person.entries[index].label)]
+        people.mergeValues(
+            other.people,
+            adapting: { person in
+                for index in person.entries.indices {
+                    person.entries[index].label = renumbered[Int(person.entries[index].label)]
+                }
             }
-            if var mine = people.removeValue(forKey: user) {
-                mine.merge(person)
-                people[user] = mine
-            } else {
-                people[user] = person
-            }
-        }
+        ) { $0.merge($1) }
         sessionPaths.mergeValues(other.sessionPaths) { $0 += $1 }
         selection.merge(other.selection)
     }
