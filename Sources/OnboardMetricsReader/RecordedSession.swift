@@ -57,7 +57,6 @@ public struct RecordedSession: Sendable, Hashable {
     public static func group(_ events: [Event]) -> [RecordedSession] {
         var grouper = SessionGrouper(closeAfter: .max)
         var sessions: [RecordedSession] = []
-        // Byte order is the order of the uuids' strings, without two strings a comparison.
         for event in events.sorted(by: { $0.eventID.isBefore($1.eventID) }) {
             var recorded = RecordedEvent(event)
             recorded.time = RecordedEvent.microseconds(event.occurredAt)
@@ -69,8 +68,6 @@ public struct RecordedSession: Sendable, Hashable {
             ) { sessions.append($0) }
         }
         grouper.finish { sessions.append($0) }
-        return sessions.sorted {
-            $0.startTime != $1.startTime ? $0.startTime < $1.startTime : $0.sessionID.isBefore($1.sessionID)
-        }
+        return sessions.sorted { $0.sessionID.isBefore($1.sessionID, start: $0.startTime, otherStart: $1.startTime) }
     }
 }

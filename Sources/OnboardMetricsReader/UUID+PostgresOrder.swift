@@ -12,4 +12,11 @@ extension UUID {
             }
         }
     }
+
+    /// Whether a session starting at `start` with this id comes before one starting at
+    /// `otherStart` with id `other`: by start, then by id (``isBefore(_:)``). The order of session
+    /// lists and of which session names a person.
+    package func isBefore(_ other: UUID, start: Int64, otherStart: Int64) -> Bool {
+        start != otherStart ? start < otherStart : isBefore(other)
+    }
 }

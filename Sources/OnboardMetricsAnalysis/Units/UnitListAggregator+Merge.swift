@@ -18,7 +18,7 @@ extension UnitListAggregator: SessionAggregator {
         let date = { (time: Int64) in Date(timeIntervalSince1970: Double(time) / 1_000_000) }
         let rows =
             units
-            .sorted { $0.start != $1.start ? $0.start < $1.start : $0.sessionID.isBefore($1.sessionID) }
+            .sorted { $0.sessionID.isBefore($1.sessionID, start: $0.start, otherStart: $1.start) }
             .map { unit in
                 UnitListReport.Row(
                     userID: unit.userID, sessionID: unit.sessionID, sessions: unit.sessions, start: date(unit.start),

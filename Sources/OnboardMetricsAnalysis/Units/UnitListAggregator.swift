@@ -18,7 +18,7 @@ public struct UnitListAggregator: Sendable {
         /// session's id (earliest start, then smaller id), the last event of all.
         mutating func merge(_ other: Self) {
             state.merge(other.state)
-            if other.start != start ? other.start < start : other.sessionID.isBefore(sessionID) {
+            if other.sessionID.isBefore(sessionID, start: other.start, otherStart: start) {
                 start = other.start
                 sessionID = other.sessionID
             }
