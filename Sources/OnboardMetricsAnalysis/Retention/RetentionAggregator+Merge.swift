@@ -11,8 +11,6 @@ extension RetentionAggregator: SessionAggregator {
 
     /// Counts every unit into its group and days.
     public mutating func report() throws -> RetentionReport {
-        // One constant with the lookups' windows that `activityTimes` is exact for.
-        let dayLength = Self.dayLength
         let end: Int64? = options.until.map(RecordedEvent.microseconds) ?? (newest == .min ? nil : newest)
         var counts: [String: (units: Int, eligible: [Int], retained: [Int])] = [:]
         let zeros = Array(repeating: 0, count: options.days.count)
@@ -26,10 +24,10 @@ extension RetentionAggregator: SessionAggregator {
                 var row = counts[group] ?? (0, zeros, zeros)
                 row.units += 1
                 for (index, day) in options.days.enumerated() {
-                    let from = start + Int64(day) * dayLength
-                    guard let end, end - start >= Int64(day + 1) * dayLength else { continue }
+                    let from = start + Int64(day) * Self.dayLength
+                    guard let end, end - start >= Int64(day + 1) * Self.dayLength else { continue }
                     row.eligible[index] += 1
-                    if person.hasEvent(from: from, before: from + dayLength) { row.retained[index] += 1 }
+                    if person.hasEvent(from: from, before: from + Self.dayLength) { row.retained[index] += 1 }
                 }
                 counts[group] = row
             }
