@@ -155,6 +155,54 @@ import Testing
         }
     }
 
+    /// A retention person (onboardings, activity times, exposure) comes back exactly, a tie of
+    /// variants included.
+    @Test func aRetentionPersonComesBackAsItWasStored() {
+        var random = SplitMix64(seed: 12)
+        var store = PackedUnitStore<RetentionAggregator.Person>(stepCount: 0, chunkSize: 4_096)
+        var scratch = RetentionAggregator.Person()
+        var people: [String: RetentionAggregator.Person] = [:]
+        for index in 0..<300 {
+            var person = RetentionAggregator.Person()
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                let outcome = FunnelOutcome(
+                    status: [.completed, .dropped, .inProgress][Int.random(in: 0..<3, using: &random)],
+                    start: Int64.random(in: .min ... .max, using: &random),
+                    lastStep: Bool.random(using: &random) ? Int.random(in: 0...70, using: &random) : nil)
+                person.onboardings.append(
+                    RetentionAggregator.Onboarding(
+                        outcome: outcome,
+                        flowVersion: Bool.random(using: &random) ? Int.random(in: -5...Int.max, using: &random) : nil,
+                        variant: Bool.random(using: &random) ? UInt32.random(in: 0 ... .max, using: &random) : nil))
+            }
+            person.times = (0..<Int.random(in: 0...20, using: &random)).map { _ in
+                Int64.random(in: .min ... .max, using: &random)
+            }.sorted()
+            if Bool.random(using: &random) {
+                let variants = (0..<Int.random(in: 1...3, using: &random)).map { _ in
+                    UInt32.random(in: 0...9, using: &random)
+                }
+                person.exposure = (Int64.random(in: .min ... .max, using: &random), variants)
+            }
+            people["p\(index)"] = person
+            store.merge(person, user: "p\(index)", scratch: &scratch)
+        }
+        var back: [String: RetentionAggregator.Person] = [:]
+        store.forEach { back[$0] = $1 }
+        #expect(back.count == people.count)
+        for (user, person) in people {
+            let stored = back[user]
+            #expect(stored?.times == person.times)
+            #expect(stored?.exposure?.time == person.exposure?.time)
+            #expect(stored?.exposure?.variants == person.exposure?.variants)
+            #expect(stored?.onboardings.map(\.flowVersion) == person.onboardings.map(\.flowVersion))
+            #expect(stored?.onboardings.map(\.variant) == person.onboardings.map(\.variant))
+            #expect(stored?.onboardings.map(\.outcome.start) == person.onboardings.map(\.outcome.start))
+            #expect(stored?.onboardings.map(\.outcome.lastStep) == person.onboardings.map(\.outcome.lastStep))
+            #expect(stored?.onboardings.map(\.outcome.status) == person.onboardings.map(\.outcome.status))
+        }
+    }
+
     /// What the store should do: merge into the user's state, or hold it as their first.
     static func hold(_ state: FunnelUnitState, of user: String, in states: inout [String: FunnelUnitState]) {
         if var held = states[user] {

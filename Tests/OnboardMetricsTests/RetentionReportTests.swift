@@ -141,6 +141,37 @@ import Testing
         #expect(versions.differences.allSatisfy { $0.reference == "1" })
     }
 
+    /// Two sessions of one person exposed at the same microsecond to different variants: the
+    /// person's variant is the smaller name, whichever session is read first and whichever part
+    /// reads it (the parts number variants in the order they meet them).
+    @Test func aTiedExposureGoesToTheSmallerVariantInAnyOrder() throws {
+        var options = Self.options(.user)
+        options.grouping = .variant("copy")
+        let exposures = ["short", "long"].enumerated().map { index, variant in
+            RecordedSession(
+                sessionID: Self.id(30 + index), userID: "A", flowID: nil, flowVersion: nil, context: [:],
+                events: [
+                    RecordedEvent(
+                        kind: .experimentExposure, name: "copy", time: Self.t0 - Self.hour, seq: 0,
+                        properties: ["variant": .string(variant)])
+                ])
+        }
+        let onboarding = Self.onboarding(1, user: "A", start: Self.t0, completes: true)
+        let aggregator = RetentionAggregator(flow: Self.flow, options: options, now: Date())
+        for order in [exposures, exposures.reversed()] {
+            let whole = try aggregator.report(of: [onboarding] + order)
+            #expect(whole.groups.map(\.group) == ["long"])
+            // Each part numbers its own variant 0 and the other's 1 once merged.
+            var first = aggregator
+            first.add(order[0])
+            first.add(onboarding)
+            var second = aggregator
+            second.add(order[1])
+            first.merge(second)
+            #expect(try first.report().groups.map(\.group) == ["long"])
+        }
+    }
+
     /// A reference written apart from the aggregator: per person the earliest onboarding start,
     /// completed when any of their onboarding sessions holds `flow_completed`, day N from
     /// floor((t - start) / day) over every event of theirs.

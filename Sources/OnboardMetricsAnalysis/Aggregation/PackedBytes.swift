@@ -4,6 +4,22 @@ enum PackedBytes {
         withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
     }
 
+    /// `value` in seven-bit groups, low first, the high bit of a byte saying another follows:
+    /// one byte below 128. Used where most values are small (deltas, counts, numbers).
+    static func appendVarint(_ value: UInt64, to bytes: inout [UInt8]) {
+        var rest = value
+        while rest >= 0x80 {
+            bytes.append(UInt8(truncatingIfNeeded: rest) | 0x80)
+            rest >>= 7
+        }
+        bytes.append(UInt8(rest))
+    }
+
+    /// A signed value as a varint, small magnitudes small: 0, -1, 1, -2 … as 0, 1, 2, 3 ….
+    static func appendZigZag(_ value: Int64, to bytes: inout [UInt8]) {
+        appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
+    }
+
     /// `count` bits, eight to a byte: bit `index` is `isSet(index)`.
     static func appendBits(_ count: Int, to bytes: inout [UInt8], _ isSet: (Int) -> Bool) {
         var byte: UInt8 = 0
@@ -29,6 +45,22 @@ enum PackedBytes {
         mutating func load<Value: FixedWidthInteger>(_: Value.Type) -> Value {
             defer { offset += MemoryLayout<Value>.size }
             return Value(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: Value.self))
+        }
+
+        mutating func varint() -> UInt64 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            while true {
+                let byte = self.byte()
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 { return value }
+                shift += 7
+            }
+        }
+
+        mutating func zigZag() -> Int64 {
+            let value = varint()
+            return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
         }
 
         mutating func bits(_ count: Int, _ set: (Int, Bool) -> Void) {

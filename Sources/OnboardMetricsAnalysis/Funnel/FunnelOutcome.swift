@@ -7,6 +7,12 @@ struct FunnelOutcome: Sendable {
     var start: Int64
     var lastStep: Int?
 
+    init(status: FunnelUnitState.Status, start: Int64, lastStep: Int?) {
+        self.status = status
+        self.start = start
+        self.lastStep = lastStep
+    }
+
     init(_ state: FunnelUnitState) {
         status = state.status
         start = state.start

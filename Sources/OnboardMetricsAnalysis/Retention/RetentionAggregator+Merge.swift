@@ -4,7 +4,13 @@ import OnboardMetricsStatistics
 
 extension RetentionAggregator: SessionAggregator {
     public mutating func merge(_ other: RetentionAggregator) {
-        people.mergeValues(other.people) { $0.merge($1) }
+        let renumbered = variants.renumbering(other.variants)
+        people.merge(other.people) { person in
+            for index in person.onboardings.indices {
+                person.onboardings[index].variant = person.onboardings[index].variant.map { renumbered[Int($0)] }
+            }
+            person.exposure = person.exposure.map { ($0.time, $0.variants.map { renumbered[Int($0)] }) }
+        }
         newest = max(newest, other.newest)
         selection.merge(other.selection)
     }
@@ -15,10 +21,9 @@ extension RetentionAggregator: SessionAggregator {
         var counts: [String: (units: Int, eligible: [Int], retained: [Int])] = [:]
         let zeros = Array(repeating: 0, count: options.days.count)
         var unitCount = 0
-        // Sorted by person so that the work (not the result, which is order-free) is repeatable.
-        for key in people.keys.sorted() {
-            guard var person = people[key], !person.onboardings.isEmpty else { continue }
-            person.times.sort()
+        // Counts do not depend on the order people come in.
+        people.forEach { _, person in
+            guard !person.onboardings.isEmpty else { return }
             for (start, group) in units(of: person) {
                 unitCount += 1
                 var row = counts[group] ?? (0, zeros, zeros)
@@ -96,7 +101,9 @@ extension RetentionAggregator: SessionAggregator {
         case .flowVersion:
             return onboarding.flowVersion.map(String.init) ?? "(none)"
         case .variant:
-            let variant = options.unit == .session ? onboarding.variant : person.exposure?.variant
+            let variant =
+                options.unit == .session
+                ? onboarding.variant.map { variants[$0] } : person.exposure?.variants.map { variants[$0] }.min()
             return variant ?? "(not exposed)"
         }
     }

@@ -7,8 +7,8 @@ import OnboardMetricsSDK
 /// events, then counts a ``RetentionReport``.
 ///
 /// A person's sessions may come from any source or shard, so the whole per-person record is kept
-/// until the read ends and merged by person: of the event times, those ``activityTimes(_:)``
-/// keeps (two a session, eight bytes each, for sessions within a day).
+/// until the read ends and merged by person, packed (`RetentionAggregator+PersonPacking`): of the
+/// event times, those ``activityTimes(_:)`` keeps (two a session, for sessions within a day).
 public struct RetentionAggregator: Sendable {
     /// One onboarding session of the flow, replayed.
     struct Onboarding: Sendable {
@@ -16,8 +16,9 @@ public struct RetentionAggregator: Sendable {
         /// bytes an onboarding, held to the end).
         var outcome: FunnelOutcome
         var flowVersion: Int?
-        /// The session's own first exposure to the grouping experiment's variant.
-        var variant: String?
+        /// The session's own first exposure to the grouping experiment's variant (its number in
+        /// ``RetentionAggregator/variants``).
+        var variant: UInt32?
 
         var start: Int64 { outcome.start }
     }
@@ -26,17 +27,24 @@ public struct RetentionAggregator: Sendable {
     struct Person: Sendable {
         var onboardings: [Onboarding] = []
         /// Times of the person's events that activity days are read from (``activityTimes(_:)``),
-        /// microseconds since 1970; sorted at the end.
+        /// microseconds since 1970, sorted.
         var times: [Int64] = []
-        /// The person's earliest exposure to the grouping experiment (time, variant).
-        var exposure: (time: Int64, variant: String)?
+        /// The person's earliest exposure to the grouping experiment: its time and the numbers
+        /// of the variants exposed then (one, but for a tie, which the report settles by name:
+        /// numbers follow the read's order, names do not).
+        var exposure: (time: Int64, variants: [UInt32])?
     }
 
     let flow: FlowDefinition
     let options: RetentionOptions
     let replay: FunnelReplay
     var selection: SessionSelection
-    var people: [String: Person] = [:]
+    /// Every person's record to the end, packed.
+    var people = PackedUnitStore<Person>(stepCount: 0)
+    /// Reused to unpack a person the store merges.
+    private var scratch = Person()
+    /// The variants the onboardings' and exposures' numbers stand for.
+    var variants = StringNumbers()
     /// The newest event time read; `Int64.min` before any.
     var newest = Int64.min
 
@@ -84,15 +92,16 @@ public struct RetentionAggregator: Sendable {
     public mutating func add(_ session: RecordedSession) {
         guard let last = session.events.last else { return }
         newest = max(newest, last.time)
-        var person = people.removeValue(forKey: session.userID) ?? Person()
-        person.times.append(contentsOf: Self.activityTimes(session.events))
-        var sessionVariant: String?
+        var person = Person()
+        person.times = Self.activityTimes(session.events).sorted()
+        var sessionVariant: UInt32?
         if let experiment,
             let exposure = session.events.first(where: { $0.kind == .experimentExposure && $0.name == experiment }),
             let variant = exposure.properties["variant"]?.stringValue
         {
-            sessionVariant = variant
-            person.offer(exposure: (exposure.time, variant))
+            let number = variants.number(of: variant)
+            sessionVariant = number
+            person.exposure = (exposure.time, [number])
         }
         if selection.accepts(session) {
             person.onboardings.append(
@@ -100,24 +109,6 @@ public struct RetentionAggregator: Sendable {
                     outcome: FunnelOutcome(replay.replay(session)), flowVersion: session.flowVersion,
                     variant: sessionVariant))
         }
-        people[session.userID] = person
-    }
-}
-
-extension RetentionAggregator.Person {
-    /// Keeps the earlier exposure (on a tie, the smaller variant name, so merging in any order agrees).
-    mutating func offer(exposure other: (time: Int64, variant: String)) {
-        guard let current = exposure else {
-            exposure = other
-            return
-        }
-        if (other.time, other.variant) < (current.time, current.variant) { exposure = other }
-    }
-
-    /// Adds the record of the same person read elsewhere.
-    mutating func merge(_ other: Self) {
-        onboardings.append(contentsOf: other.onboardings)
-        times.append(contentsOf: other.times)
-        if let exposure = other.exposure { offer(exposure: exposure) }
+        people.merge(person, user: session.userID, scratch: &scratch)
     }
 }
