@@ -155,6 +155,52 @@ import Testing
         }
     }
 
+    /// A paths person (events and onboardings after a drop) comes back exactly, extremes and
+    /// `nil` last steps included, across 4 KiB chunks.
+    @Test func aPathsPersonComesBackAsItWasStored() {
+        var random = SplitMix64(seed: 11)
+        var store = PackedUnitStore<PathAggregator.Person>(stepCount: 0, chunkSize: 4_096)
+        var scratch = PathAggregator.Person()
+        let wide: [Int64] = [.min, .max, 0, -1, 1_790_000_000_000_000]
+        var people: [String: PathAggregator.Person] = [:]
+        func time() -> Int64 {
+            Bool.random(using: &random)
+                ? wide[Int.random(in: 0..<wide.count, using: &random)] : Int64.random(in: .min ... .max, using: &random)
+        }
+        for index in 0..<300 {
+            var person = PathAggregator.Person()
+            for _ in 0..<Int.random(in: 0...40, using: &random) {
+                let position = PathAggregator.Position(
+                    time: time(), sessionStart: time(), seq: Int32.random(in: .min ... .max, using: &random))
+                person.entries.append(
+                    PathAggregator.Entry(position: position, label: UInt32.random(in: 0 ... .max, using: &random)))
+            }
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                let outcome = FunnelOutcome(
+                    status: [.completed, .dropped, .inProgress][Int.random(in: 0..<3, using: &random)], start: time(),
+                    lastStep: Bool.random(using: &random) ? Int.random(in: -2...70, using: &random) : nil)
+                let anchor = PathAggregator.Position(
+                    time: time(), sessionStart: time(), seq: Int32.random(in: -1...1_000, using: &random))
+                person.onboardings.append(PathAggregator.Onboarding(outcome: outcome, anchor: anchor))
+            }
+            people["p\(index)"] = person
+            store.merge(person, user: "p\(index)", scratch: &scratch)
+        }
+        var back: [String: PathAggregator.Person] = [:]
+        store.forEach { back[$0] = $1 }
+        #expect(back.count == people.count)
+        for (user, person) in people {
+            let stored = back[user]
+            #expect(stored?.entries.map(\.position) == person.entries.map(\.position))
+            #expect(stored?.entries.map(\.label) == person.entries.map(\.label))
+            #expect(stored?.onboardings.map(\.anchor) == person.onboardings.map(\.anchor))
+            #expect(
+                stored?.onboardings.map { [$0.outcome.start, Int64($0.outcome.lastStep ?? .min)] }
+                    == person.onboardings.map { [$0.outcome.start, Int64($0.outcome.lastStep ?? .min)] })
+            #expect(stored?.onboardings.map { $0.outcome.status } == person.onboardings.map { $0.outcome.status })
+        }
+    }
+
     /// A retention person (onboardings, activity times, exposure) comes back exactly, a tie of
     /// variants included.
     @Test func aRetentionPersonComesBackAsItWasStored() {

@@ -108,6 +108,34 @@ import Testing
         #expect(report.paths.first?.events == ["(nothing)"])
     }
 
+    /// Per user between two steps, a person's first session counts; two first sessions that start
+    /// at the same microsecond give the smaller path by its labels, whichever is read first and
+    /// whichever part reads it (the parts number labels in the order they meet them).
+    @Test func perUserBetweenTakesTheFirstSessionAndSettlesATieByLabel() throws {
+        let options = Self.options(.between("welcome", "consent"), unit: .user)
+        let aggregator = PathAggregator(flow: Self.flow, options: options, now: Date())
+        let skips = Self.session(
+            1, user: "A", start: Self.t0,
+            [(.stepViewed, "welcome", 1), (.stepSkipped, "welcome", 2), (.stepViewed, "consent", 3)])
+        let helps = Self.session(
+            2, user: "A", start: Self.t0,
+            [(.stepViewed, "welcome", 1), (.featureUsed, "help", 2), (.stepViewed, "consent", 3)])
+        // A day later: not the first session, not counted.
+        let later = Self.session(
+            3, user: "A", start: Self.t0 + Self.day, [(.stepViewed, "welcome", 1), (.stepViewed, "consent", 2)])
+        for order in [[skips, helps], [helps, skips]] {
+            let whole = try aggregator.report(of: order + [later])
+            #expect(Self.counts(whole) == ["feature_used:help": 1])
+            var first = aggregator
+            first.add(order[0])
+            var second = aggregator
+            second.add(later)
+            second.add(order[1])
+            first.merge(second)
+            #expect(Self.counts(try first.report()) == ["feature_used:help": 1])
+        }
+    }
+
     @Test func perUserAndMergedPartsGiveTheSameCounts() throws {
         let aggregator = PathAggregator(
             flow: Self.flow, options: Self.options(.afterDrop(step: nil), unit: .user), now: Date())

@@ -5,14 +5,14 @@ extension PathAggregator: SessionAggregator {
     public mutating func merge(_ other: PathAggregator) {
         // The other aggregate's label numbers, as this one numbers them.
         let renumbered = labels.renumbering(other.labels)
-        people.mergeValues(
-            other.people,
-            adapting: { person in
-                for index in person.entries.indices {
-                    person.entries[index].label = renumbered[Int(person.entries[index].label)]
-                }
+        people.merge(other.people) { person in
+            for index in person.entries.indices {
+                person.entries[index].label = renumbered[Int(person.entries[index].label)]
             }
-        ) { $0.merge($1) }
+        }
+        firstPaths.merge(other.firstPaths) { first in
+            for index in first.paths.indices { first.paths[index] = first.paths[index].map { renumbered[Int($0)] } }
+        }
         sessionPaths.mergeValues(other.sessionPaths) { $0 += $1 }
         selection.merge(other.selection)
     }
@@ -23,17 +23,21 @@ extension PathAggregator: SessionAggregator {
         switch options.mode {
         case .afterDrop(let step):
             let stepIndex = step.flatMap(flow.index(of:))
-            for key in people.keys.sorted() {
-                guard var person = people[key], !person.onboardings.isEmpty else { continue }
-                person.entries.sort { $0.position < $1.position }
+            // Counts do not depend on the order people come in.
+            people.forEach { _, person in
+                guard !person.onboardings.isEmpty else { return }
                 for anchor in droppedAnchors(of: person, at: stepIndex) {
                     counts[path(after: anchor, in: person.entries), default: 0] += 1
                 }
             }
         case .between:
             counts = sessionPaths
-            for person in people.values {
-                if let between = person.between { counts[between.path, default: 0] += 1 }
+            firstPaths.forEach { _, first in
+                let paths = first.paths.map { $0.map { labels[$0] } }
+                // Of tied first sessions, the smallest path by its labels.
+                if let path = paths.min(by: { $0.joined(separator: "\u{1}") < $1.joined(separator: "\u{1}") }) {
+                    counts[path, default: 0] += 1
+                }
             }
         }
         let units = counts.values.reduce(0, +)

@@ -6,7 +6,7 @@ import OnboardMetricsSDK
 /// onboarding's replayed state and last flow event; between two steps, each unit's path.
 ///
 /// A person's sessions may come from any source or shard, so after a drop the events of every
-/// person are kept until the read ends and merged by person.
+/// person are kept until the read ends and merged by person, packed (a few bytes an event).
 public struct PathAggregator: Sendable {
     /// Where an event sits in a person's stream: time, then its session's start, then seq.
     struct Position: Sendable, Hashable, Comparable {
@@ -37,12 +37,20 @@ public struct PathAggregator: Sendable {
         var start: Int64 { outcome.start }
     }
 
-    /// What is kept per person.
+    /// After a drop, what is kept per person: their events, sorted by position, and their
+    /// onboardings. Packed in ``PathAggregator/people`` (`PathAggregator+PersonPacking`).
     struct Person: Sendable {
         var entries: [Entry] = []
         var onboardings: [Onboarding] = []
-        /// Between two steps, per user: the earliest session's path (its start, the path).
-        var between: (start: Int64, path: [String])?
+    }
+
+    /// Between two steps, per user: the paths of a person's earliest sessions, as label numbers
+    /// (one path, but for sessions that start at the same microsecond; the report takes the
+    /// smallest by its labels, so that merging in any order agrees). Packed in
+    /// ``PathAggregator/firstPaths`` (`PathAggregator+FirstPathPacking`).
+    struct FirstPath: Sendable {
+        var start: Int64 = 0
+        var paths: [[UInt32]] = []
     }
 
     let flow: FlowDefinition
@@ -50,7 +58,13 @@ public struct PathAggregator: Sendable {
     let replay: FunnelReplay
     let windowLength: Int64
     var selection: SessionSelection
-    var people: [String: Person] = [:]
+    /// After a drop, every person's events and onboardings to the end, packed.
+    var people = PackedUnitStore<Person>(stepCount: 0)
+    /// Reused to unpack a person the store merges.
+    private var scratch = Person()
+    /// Between two steps, per user: each person's earliest sessions' paths, packed.
+    var firstPaths = PackedUnitStore<FirstPath>(stepCount: 0)
+    private var firstPathScratch = FirstPath()
     /// The labels the entries' numbers stand for.
     var labels = StringNumbers()
     /// Between two steps, per session: units per path.
@@ -79,23 +93,23 @@ public struct PathAggregator: Sendable {
             case .session:
                 sessionPaths[path, default: 0] += 1
             case .user:
-                var person = people.removeValue(forKey: session.userID) ?? Person()
-                person.offer(between: (session.startTime, path))
-                people[session.userID] = person
+                let offered = FirstPath(start: session.startTime, paths: [path.map { labels.number(of: $0) }])
+                firstPaths.merge(offered, user: session.userID, scratch: &firstPathScratch)
             }
         }
     }
 
     private mutating func addAfterDrop(_ session: RecordedSession) {
         let start = session.startTime
-        var person = people.removeValue(forKey: session.userID) ?? Person()
-        person.entries.reserveCapacity(person.entries.count + session.events.count)
+        var person = Person()
+        person.entries.reserveCapacity(session.events.count)
         for event in session.events {
             person.entries.append(
                 Entry(
                     position: Position(time: event.time, sessionStart: start, seq: Int32(clamping: event.seq)),
                     label: labels.number(of: Self.label(event, flowID: flow.id))))
         }
+        person.entries.sort { $0.position < $1.position }
         if selection.accepts(session) {
             let last = session.events.last { $0.flowID == flow.id && $0.time <= start + windowLength }
             let anchor = last.map { Position(time: $0.time, sessionStart: start, seq: Int32(clamping: $0.seq)) }
@@ -104,7 +118,7 @@ public struct PathAggregator: Sendable {
                     outcome: FunnelOutcome(replay.replay(session)),
                     anchor: anchor ?? Position(time: start, sessionStart: start, seq: -1)))
         }
-        people[session.userID] = person
+        people.merge(person, user: session.userID, scratch: &scratch)
     }
 
     /// The session's events strictly between the first view of `from` and the first view of `to`
@@ -142,26 +156,5 @@ public struct PathAggregator: Sendable {
         default:
             return event.name.map { kind + ":" + $0 } ?? kind
         }
-    }
-}
-
-extension PathAggregator.Person {
-    /// Keeps the earlier session's path (on a tie, the smaller path, so that merging in any order agrees).
-    mutating func offer(between other: (start: Int64, path: [String])) {
-        guard let current = between else {
-            between = other
-            return
-        }
-        if (other.start, other.path.joined(separator: "\u{1}")) < (
-            current.start, current.path.joined(separator: "\u{1}")
-        ) {
-            between = other
-        }
-    }
-
-    mutating func merge(_ other: Self) {
-        entries.append(contentsOf: other.entries)
-        onboardings.append(contentsOf: other.onboardings)
-        if let between = other.between { offer(between: between) }
     }
 }
