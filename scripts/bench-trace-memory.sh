@@ -7,7 +7,8 @@
 #   - --flow --per user, --flow on one connection, and --flow --source events (whose JSON must
 #     equal the traces' byte for byte, as must the cold report's);
 #   - the other reports that hold something per person to the end: correlate, experiment and
-#     discovery --per user, retention, paths (after a drop, which keeps every event), and funnel
+#     discovery --per user, retention, paths (after a drop, which keeps every event; and per user
+#     between two steps, which keeps each person's first path), and funnel
 #     users --per user (a short list: those who dropped at consent; and a long one: every
 #     session completed, whose output grows with the units);
 # then `funnel dashboard` twice, at the default --cache-events (2M) and keeping every session
@@ -80,6 +81,8 @@ for events in "${sizes[@]}"; do
     timed_command "discovery --per user" discovery --per user --database-url "$url" >/dev/null
     timed_command "retention (per user)" retention --flow "$flow" --database-url "$url" >/dev/null
     timed_command "paths (after a drop)" paths --flow "$flow" --database-url "$url" >/dev/null
+    timed_command "paths --between welcome,consent --per user" paths --flow "$flow" --between welcome,consent \
+        --per user --database-url "$url" >/dev/null
     timed_command "users --per user --step consent --status dropped" users --flow "$flow" --per user --step consent \
         --status dropped --database-url "$url" >/dev/null
     timed_command "users --status completed (every session completed)" users --flow "$flow" --status completed \
