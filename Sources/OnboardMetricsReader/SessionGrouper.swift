@@ -200,19 +200,29 @@ public struct SessionGrouper {
     /// Closes every open session. The grouper is then as new (but for its allocations), so a
     /// trace reader runs one grouper over many sessions, one ``finish(_:)`` after each.
     public mutating func finish(_ emit: (RecordedSession) throws -> Void) rethrows {
-        var remaining = builders.filter(\.active).sorted { $0.lastStreamTime < $1.lastStreamTime }
-        for builder in remaining { index.remove(builder.sessionID) }
-        builders.removeAll(keepingCapacity: true)
+        // The open slots' positions are sorted, not the builders: a sorted copy of every open
+        // builder, beside the filtered one, was 33 MB of the peak at the end of a 10M-event read.
+        var remaining: [Builder] = []
+        swap(&remaining, &builders)
+        let order = remaining.indices.filter { remaining[$0].active }.sorted {
+            remaining[$0].lastStreamTime < remaining[$1].lastStreamTime
+        }
+        for slot in order { index.remove(remaining[slot].sessionID) }
         freeSlots.removeAll(keepingCapacity: true)
         watermark = Int64.min
         expiry.removeAll()
         finishedExpiry.removeAll()
         openCount = 0
         lastSessionID = nil
-        for position in remaining.indices {
+        defer {
+            // The storage is kept for the next sessions (a trace reader finishes after each trace).
+            remaining.removeAll(keepingCapacity: true)
+            builders = remaining
+        }
+        for slot in order {
             var events: [RecordedEvent] = []
-            swap(&events, &remaining[position].events)
-            try emit(Self.session(remaining[position], events: &events))
+            swap(&events, &remaining[slot].events)
+            try emit(Self.session(remaining[slot], events: &events))
         }
     }
 

@@ -51,6 +51,30 @@ import Testing
         #expect(byID[b]?.events.map(\.seq) == [0, 1])
     }
 
+    /// `finish` closes the open sessions in the order their last events came in the stream (not
+    /// the order they opened), and leaves the grouper as new for the next sessions.
+    @Test func finishClosesTheOpenSessionsByTheirLastEventAndStartsAfresh() {
+        var grouper = SessionGrouper(closeAfter: .max)
+        let ids = (0..<4).map { _ in UUID() }
+        // Opened in order 0, 1, 2, 3; last events at 40, 10, 30, 20.
+        let stream: [(Int, Int64)] = [(0, 1), (1, 2), (2, 3), (3, 4), (1, 10), (3, 20), (2, 30), (0, 40)]
+        for (seq, (session, time)) in stream.enumerated() {
+            grouper.add(
+                sessionID: ids[session], userID: "u", streamTime: time, event: Self.event(.stepViewed, time, seq: seq)
+            ) { _ in }
+        }
+        var closed: [UUID] = []
+        grouper.finish { closed.append($0.sessionID) }
+        #expect(closed == [ids[1], ids[3], ids[2], ids[0]])
+        #expect(grouper.openCount == 0)
+        // Afresh: the same id opens a new session holding only the new event.
+        var again: [RecordedSession] = []
+        grouper.add(sessionID: ids[0], userID: "u", streamTime: 50, event: Self.event(.stepViewed, 50, seq: 0)) { _ in }
+        grouper.finish { again.append($0) }
+        #expect(again.map(\.sessionID) == [ids[0]])
+        #expect(again.first?.events.map(\.time) == [50])
+    }
+
     @Test func contextAndFlowComeFromSessionStarted() {
         var grouper = SessionGrouper(closeAfter: .max)
         let id = UUID()
