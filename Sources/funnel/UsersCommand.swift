@@ -123,7 +123,7 @@ struct UsersCommand: AsyncParsableCommand {
             console.status("wrote \(outputFile)")
             return
         }
-        console.print(try report.rendered(plain))
+        try console.stream { try report.write(plain, to: $0) }
     }
 }
 
