@@ -61,6 +61,20 @@ import Testing
         #expect(csv.split(separator: "\n").count == list.units + 1)
     }
 
+    /// The report lets the per-user store go as it lists; a second report lists the same units.
+    @Test(arguments: FunnelOptions.Unit.allCases)
+    func aSecondReportListsTheSameUnits(unit: FunnelOptions.Unit) throws {
+        var options = UnitListOptions()
+        options.status = .dropped
+        options.unit = unit
+        let now = Date()
+        var aggregator = try UnitListAggregator(flow: ExampleFlows.healthStudy, options: options, now: now)
+        for session in Self.sessions { aggregator.add(session) }
+        let first = try aggregator.report()
+        #expect(first.units > 50)
+        #expect(try aggregator.report() == first)
+    }
+
     @Test func aStepOutsideTheFlowAndSkippedWithoutAStepAreRefused() {
         #expect(throws: UnitListError.self) { try Self.list(.viewed, step: "nope", unit: .session, now: Date()) }
         #expect(throws: UnitListError.self) { try Self.list(.skipped, step: nil, unit: .session, now: Date()) }

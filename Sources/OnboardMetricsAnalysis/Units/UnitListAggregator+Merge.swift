@@ -10,15 +10,27 @@ extension UnitListAggregator: SessionAggregator {
 
     public mutating func report() throws -> UnitListReport {
         var units = listed
+        listed = []
         if options.unit == .user {
-            users.forEach { user, unit in
+            // The store is let go once read, and the units sorted in place: with the store, a
+            // sorted copy and the rows all held at once, 569k people listed took 356 MB.
+            let held = users
+            users = PackedUnitStore(stepCount: flow.steps.count)
+            // Counted first, so the units are allocated once: grown by doubling, the old and the
+            // new storage were held together at the last step (100 MB for 569k units).
+            var matching = 0
+            held.forEach { _, unit in if matches(unit.state) { matching += 1 } }
+            units.reserveCapacity(units.count + matching)
+            held.forEach { user, unit in
                 if matches(unit.state) { units.append(unit.listed(as: user)) }
             }
         }
+        units.sort { $0.sessionID.isBefore($1.sessionID, start: $0.start, otherStart: $1.start) }
+        // Kept (the same storage as `units`), so that another report() lists them again.
+        listed = units
         let date = { (time: Int64) in Date(timeIntervalSince1970: Double(time) / 1_000_000) }
         let rows =
             units
-            .sorted { $0.sessionID.isBefore($1.sessionID, start: $0.start, otherStart: $1.start) }
             .map { unit in
                 UnitListReport.Row(
                     userID: unit.userID, sessionID: unit.sessionID, sessions: unit.sessions, start: date(unit.start),
