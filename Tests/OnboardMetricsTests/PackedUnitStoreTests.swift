@@ -249,6 +249,56 @@ import Testing
         }
     }
 
+    /// A discovery trace comes back exactly: `nil` and empty names apart, names of every kind of
+    /// character, times at the extremes and in any order.
+    @Test func aDiscoveryTraceComesBackAsItWasStored() {
+        var random = SplitMix64(seed: 13)
+        var store = PackedUnitStore<DiscoveryTrace>(stepCount: 0, chunkSize: 4_096)
+        var scratch = DiscoveryTrace(stepCount: 0)
+        let names: [String?] = [
+            nil, "", "share", "ünïcödé ✓", "a much longer feature name than fifteen bytes", "\u{0}",
+        ]
+        func name() -> String? { names[Int.random(in: 0..<names.count, using: &random)] }
+        func time() -> Int64 {
+            Bool.random(using: &random)
+                ? [Int64.min, .max, 0, -1][Int.random(in: 0..<4, using: &random)]
+                : Int64.random(in: .min ... .max, using: &random)
+        }
+        var traces: [String: DiscoveryTrace] = [:]
+        for index in 0..<300 {
+            var trace = DiscoveryTrace(stepCount: 0)
+            trace.start = time()
+            trace.flowID = name()
+            for id in 0..<Int.random(in: 0...3, using: &random) {
+                trace.shown["h\(id)\(name() ?? "")"] = DiscoveryTrace.Showing(
+                    time: time(), feature: name(), dismissedAt: Bool.random(using: &random) ? time() : nil,
+                    reason: name())
+            }
+            for _ in 0..<Int.random(in: 0...3, using: &random) {
+                trace.uses[name() ?? "f"] = (0..<Int.random(in: 0...5, using: &random)).map { _ in time() }
+            }
+            if Bool.random(using: &random) { trace.exposure = (time(), name() ?? "control") }
+            traces["p\(index)"] = trace
+            store.merge(trace, user: "p\(index)", scratch: &scratch)
+        }
+        var back: [String: DiscoveryTrace] = [:]
+        store.forEach { back[$0] = $1 }
+        #expect(back.count == traces.count)
+        for (user, trace) in traces {
+            let stored = back[user]
+            #expect(stored?.start == trace.start && stored?.flowID == trace.flowID)
+            #expect(stored?.uses == trace.uses)
+            #expect(
+                stored?.exposure?.time == trace.exposure?.time && stored?.exposure?.variant == trace.exposure?.variant)
+            #expect(stored?.shown.count == trace.shown.count)
+            for (id, showing) in trace.shown {
+                let other = stored?.shown[id]
+                #expect(other?.time == showing.time && other?.feature == showing.feature)
+                #expect(other?.dismissedAt == showing.dismissedAt && other?.reason == showing.reason)
+            }
+        }
+    }
+
     /// What the store should do: merge into the user's state, or hold it as their first.
     static func hold(_ state: FunnelUnitState, of user: String, in states: inout [String: FunnelUnitState]) {
         if var held = states[user] {

@@ -20,6 +20,18 @@ enum PackedBytes {
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
     }
 
+    /// An optional string as its UTF-8 length plus one (0 for `nil`), then its bytes. For
+    /// strings a unit merges by (a tie of values settled by the string itself), which a number
+    /// given in the order met could not settle alike in every read order.
+    static func appendString(_ string: String?, to bytes: inout [UInt8]) {
+        guard let string else { return bytes.append(0) }
+        var copy = string
+        copy.withUTF8 { utf8 in
+            appendVarint(UInt64(utf8.count) + 1, to: &bytes)
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
     /// `count` bits, eight to a byte: bit `index` is `isSet(index)`.
     static func appendBits(_ count: Int, to bytes: inout [UInt8], _ isSet: (Int) -> Bool) {
         var byte: UInt8 = 0
@@ -61,6 +73,14 @@ enum PackedBytes {
         mutating func zigZag() -> Int64 {
             let value = varint()
             return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
+        }
+
+        mutating func string() -> String? {
+            let length = Int(varint())
+            guard length > 0 else { return nil }
+            defer { offset += length - 1 }
+            return String(
+                decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<(offset + length - 1)]), as: UTF8.self)
         }
 
         mutating func bits(_ count: Int, _ set: (Int, Bool) -> Void) {

@@ -1,6 +1,6 @@
 extension DiscoveryAggregator: SessionAggregator {
     public mutating func merge(_ other: DiscoveryAggregator) {
-        users.mergeValues(other.users) { $0.merge($1) }
+        users.merge(other.users)
         units += other.units
         treated.merge(other.treated)
         held.merge(other.held)

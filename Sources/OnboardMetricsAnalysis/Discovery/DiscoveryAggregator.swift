@@ -49,7 +49,10 @@ public struct DiscoveryAggregator: Sendable {
     let window: Int64
     let since: Int64?
     let until: Int64?
-    var users: [String: DiscoveryTrace] = [:]
+    /// Per user, every person's merged trace to the end, packed.
+    var users = PackedUnitStore<DiscoveryTrace>(stepCount: 0)
+    /// Reused to unpack a person the store merges.
+    private var scratch = DiscoveryTrace(stepCount: 0)
     var units = 0
     var unitsByFlow: [String: Int] = [:]
     var organicHits: [String: [String: Int]] = [:]
@@ -70,13 +73,7 @@ public struct DiscoveryAggregator: Sendable {
         let trace = DiscoveryTrace(session, holdout: options.holdout)
         switch options.unit {
         case .session: count(trace)
-        case .user:
-            if var existing = users.removeValue(forKey: session.userID) {
-                existing.merge(trace)
-                users[session.userID] = existing
-            } else {
-                users[session.userID] = trace
-            }
+        case .user: users.merge(trace, user: session.userID, scratch: &scratch)
         }
     }
 
@@ -142,8 +139,9 @@ public struct DiscoveryAggregator: Sendable {
 
     public mutating func report() -> DiscoveryReport {
         if options.unit == .user {
-            for trace in users.values { count(trace) }
-            users.removeAll()
+            let held = users
+            users = PackedUnitStore(stepCount: 0)
+            held.forEach { count($1) }
         }
         let level = options.level
         let rows = highlights.keys.sorted().compactMap { id -> DiscoveryReport.HighlightRow? in
