@@ -9,8 +9,9 @@
 #   - the other reports that hold something per person to the end: correlate, experiment and
 #     discovery --per user, retention, paths (after a drop, which keeps every event; and per user
 #     between two steps, which keeps each person's first path), and funnel
-#     users --per user (a short list: those who dropped at consent; and a long one: every
-#     session completed, whose output grows with the units);
+#     users --per user (a short list: those who dropped at consent; and long ones: every
+#     session completed, as JSON and CSV, and every person completed, written a thousand rows
+#     at a time);
 # then `funnel dashboard` twice, at the default --cache-events (2M) and keeping every session
 # (--cache-events 100000000): three rounds of the ad-hoc funnel's and the flow's JSON pages (the
 # first round is the first request), and the server's peak memory (VmHWM).
@@ -29,7 +30,7 @@ timed() {
 timed_command() {
     local label="$1"; shift
     /usr/bin/time -f "$label: %e s wall, %U s user, peak %M KB" "$bin/funnel" "$@" --until "$until_bound" \
-        --format json --quiet
+        --format "${format:-json}" --quiet
 }
 # Three rounds of the two funnel pages from `funnel dashboard` on database URL $1 (more
 # arguments go to the dashboard); prints their times and the server's peak memory.
@@ -87,6 +88,10 @@ for events in "${sizes[@]}"; do
         --status dropped --database-url "$url" >/dev/null
     timed_command "users --status completed (every session completed)" users --flow "$flow" --status completed \
         --database-url "$url" >/dev/null
+    format=csv timed_command "users --status completed --format csv" users --flow "$flow" --status completed \
+        --database-url "$url" >/dev/null
+    timed_command "users --per user --status completed (every person completed)" users --flow "$flow" --per user \
+        --status completed --database-url "$url" >/dev/null
     psql -Xq "$url" -v def="$(cat "$flow")" \
         <<< "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
     dashboard "$url" "default --cache-events"
