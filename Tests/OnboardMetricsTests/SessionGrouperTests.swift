@@ -139,6 +139,18 @@ import Testing
         #expect(times == [1_000_000, 2_000_000, 3_000_000, 4_000_000].map { $0 + hour + 200_000 })
     }
 
+    @Test func eventsWithoutATrustedOffsetKeepTheirTimesFirstOrLast() {
+        // The first message had no trusted offset (nil), the next ones 5 s: only those move.
+        let shift: Int64 = 5_000_000
+        let first = Self.corrected([(1_000_000, nil), (2_000_000, nil), (3_000_000, shift), (4_000_000, shift)])
+        #expect(first == [1_000_000, 2_000_000, 3_000_000 + shift, 4_000_000 + shift])
+        // And the other way round.
+        let last = Self.corrected([(1_000_000, shift), (2_000_000, shift), (3_000_000, nil), (4_000_000, nil)])
+        #expect(last == [1_000_000 + shift, 2_000_000 + shift, 3_000_000, 4_000_000])
+        // One offset only: every event moves by it.
+        #expect(Self.corrected([(1_000_000, shift), (2_000_000, shift)]) == [1_000_000 + shift, 2_000_000 + shift])
+    }
+
     @Test func aMessageFarFromTheOthersMovesOnlyItsOwnEvents() {
         // The repro: one event sent under this user's stream with sent_at 23 h ahead of the
         // server. Before, the whole session moved back 23 h; now only that event does.
