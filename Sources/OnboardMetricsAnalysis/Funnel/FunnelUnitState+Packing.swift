@@ -16,12 +16,7 @@ extension FunnelUnitState: PackableUnit {
     }
 
     func pack(into bytes: inout [UInt8], breakdownNumber: UInt32) {
-        var header: UInt8
-        switch status {
-        case .completed: header = 0
-        case .dropped: header = 1
-        case .inProgress: header = 2
-        }
+        var header = status.packed
         if lastStep != nil { header |= Bit.lastStep }
         if lastStart != nil { header |= Bit.lastStart }
         if breakdown != nil { header |= Bit.breakdown }
@@ -48,11 +43,7 @@ extension FunnelUnitState: PackableUnit {
     /// Reads a state into `self`, which has the flow's step count, keeping the arrays' storage.
     mutating func unpack(from reader: inout PackedBytes.Reader, breakdown name: (UInt32) -> String) {
         let header = reader.byte()
-        switch header & 3 {
-        case 0: status = .completed
-        case 1: status = .dropped
-        default: status = .inProgress
-        }
+        status = Status(packed: header)
         start = reader.load(Int64.self)
         lastStep = header & Bit.lastStep != 0 ? Int(reader.load(Int64.self)) : nil
         lastStart = header & Bit.lastStart != 0 ? reader.load(Int64.self) : nil
@@ -72,5 +63,25 @@ extension FunnelUnitState: PackableUnit {
         }
         fromStartOrigins = header & Bit.fromStartOrigins != 0 ? (0..<count).map { _ in reader.load(Int64.self) } : nil
         onStepOrigins = header & Bit.onStepOrigins != 0 ? (0..<count).map { _ in reader.load(Int64.self) } : nil
+    }
+}
+
+extension FunnelUnitState.Status {
+    /// The status in the low two bits of a packed header byte.
+    var packed: UInt8 {
+        switch self {
+        case .completed: 0
+        case .dropped: 1
+        case .inProgress: 2
+        }
+    }
+
+    /// The status of a header byte's low two bits (`packed`).
+    init(packed header: UInt8) {
+        switch header & 3 {
+        case 0: self = .completed
+        case 1: self = .dropped
+        default: self = .inProgress
+        }
     }
 }

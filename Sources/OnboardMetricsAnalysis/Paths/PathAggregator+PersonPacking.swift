@@ -6,12 +6,9 @@
 /// 10M events. Exact: differences wrap, so every value comes back as it was.
 ///
 /// Layout: the event count; per event the time, session start and seq, each less the previous
-/// event's (zigzag), and the label's number; the onboarding count; per onboarding a byte of
-/// status and presence, its start less the previous onboarding's, the last step when present,
-/// and its anchor's time, session start (each less the start) and seq.
+/// event's (zigzag), and the label's number; the onboarding count; per onboarding its outcome
+/// (`FunnelOutcome+Packing`) and its anchor's time, session start (each less the start) and seq.
 extension PathAggregator.Person: PackableUnit {
-    private static let hasLastStep: UInt8 = 1 << 2
-
     init(stepCount: Int) {}
 
     var breakdown: String? { nil }
@@ -31,16 +28,7 @@ extension PathAggregator.Person: PackableUnit {
         var previousStart: Int64 = 0
         for onboarding in onboardings {
             let outcome = onboarding.outcome
-            var header: UInt8
-            switch outcome.status {
-            case .completed: header = 0
-            case .dropped: header = 1
-            case .inProgress: header = 2
-            }
-            if outcome.lastStep != nil { header |= Self.hasLastStep }
-            bytes.append(header)
-            PackedBytes.appendZigZag(outcome.start &- previousStart, to: &bytes)
-            if let lastStep = outcome.lastStep { PackedBytes.appendZigZag(Int64(lastStep), to: &bytes) }
+            outcome.pack(into: &bytes, previousStart: previousStart)
             PackedBytes.appendZigZag(onboarding.anchor.time &- outcome.start, to: &bytes)
             PackedBytes.appendZigZag(onboarding.anchor.sessionStart &- outcome.start, to: &bytes)
             PackedBytes.appendZigZag(Int64(onboarding.anchor.seq), to: &bytes)
@@ -60,16 +48,7 @@ extension PathAggregator.Person: PackableUnit {
         onboardings.removeAll(keepingCapacity: true)
         var previousStart: Int64 = 0
         for _ in 0..<Int(reader.varint()) {
-            let header = reader.byte()
-            let status: FunnelUnitState.Status
-            switch header & 3 {
-            case 0: status = .completed
-            case 1: status = .dropped
-            default: status = .inProgress
-            }
-            let start = previousStart &+ reader.zigZag()
-            let lastStep = header & Self.hasLastStep != 0 ? Int(truncatingIfNeeded: reader.zigZag()) : nil
-            let outcome = FunnelOutcome(status: status, start: start, lastStep: lastStep)
+            let (outcome, _) = FunnelOutcome.unpack(from: &reader, previousStart: previousStart)
             let time = outcome.start &+ reader.zigZag()
             let sessionStart = outcome.start &+ reader.zigZag()
             let seq = Int32(truncatingIfNeeded: reader.zigZag())

@@ -6,13 +6,12 @@
 /// people of 10M events took about 250 bytes each. Exact: differences wrap, so every value comes
 /// back as it was.
 ///
-/// Layout: the onboarding count; per onboarding a byte of status and presence, its start less the
-/// previous onboarding's, then the last step, flow version and variant's number when present; the
-/// time count and each time less the previous; the exposure's variant count (0 for none), then
-/// its time and the variants' numbers.
+/// Layout: the onboarding count; per onboarding its outcome (`FunnelOutcome+Packing`, with bits
+/// for the flow version and the variant), then those when present; the time count and each time
+/// less the previous; the exposure's variant count (0 for none), then its time and the variants'
+/// numbers.
 extension RetentionAggregator.Person: PackableUnit {
     private enum Bit {
-        static let lastStep: UInt8 = 1 << 2
         static let flowVersion: UInt8 = 1 << 3
         static let variant: UInt8 = 1 << 4
     }
@@ -25,22 +24,13 @@ extension RetentionAggregator.Person: PackableUnit {
         PackedBytes.appendVarint(UInt64(onboardings.count), to: &bytes)
         var previousStart: Int64 = 0
         for onboarding in onboardings {
-            let outcome = onboarding.outcome
-            var header: UInt8
-            switch outcome.status {
-            case .completed: header = 0
-            case .dropped: header = 1
-            case .inProgress: header = 2
-            }
-            if outcome.lastStep != nil { header |= Bit.lastStep }
-            if onboarding.flowVersion != nil { header |= Bit.flowVersion }
-            if onboarding.variant != nil { header |= Bit.variant }
-            bytes.append(header)
-            PackedBytes.appendZigZag(outcome.start &- previousStart, to: &bytes)
-            if let lastStep = outcome.lastStep { PackedBytes.appendZigZag(Int64(lastStep), to: &bytes) }
+            var flags: UInt8 = 0
+            if onboarding.flowVersion != nil { flags |= Bit.flowVersion }
+            if onboarding.variant != nil { flags |= Bit.variant }
+            onboarding.outcome.pack(into: &bytes, previousStart: previousStart, flags: flags)
             if let version = onboarding.flowVersion { PackedBytes.appendZigZag(Int64(version), to: &bytes) }
             if let variant = onboarding.variant { PackedBytes.appendVarint(UInt64(variant), to: &bytes) }
-            previousStart = outcome.start
+            previousStart = onboarding.outcome.start
         }
         PackedBytes.appendVarint(UInt64(times.count), to: &bytes)
         var previous: Int64 = 0
@@ -59,22 +49,13 @@ extension RetentionAggregator.Person: PackableUnit {
         onboardings.removeAll(keepingCapacity: true)
         var previousStart: Int64 = 0
         for _ in 0..<Int(reader.varint()) {
-            let header = reader.byte()
-            let status: FunnelUnitState.Status
-            switch header & 3 {
-            case 0: status = .completed
-            case 1: status = .dropped
-            default: status = .inProgress
-            }
-            let start = previousStart &+ reader.zigZag()
-            let lastStep = header & Bit.lastStep != 0 ? Int(truncatingIfNeeded: reader.zigZag()) : nil
+            let (outcome, header) = FunnelOutcome.unpack(from: &reader, previousStart: previousStart)
             let version = header & Bit.flowVersion != 0 ? Int(truncatingIfNeeded: reader.zigZag()) : nil
             let variant = header & Bit.variant != 0 ? UInt32(truncatingIfNeeded: reader.varint()) : nil
             onboardings.append(
                 RetentionAggregator.Onboarding(
-                    outcome: FunnelOutcome(status: status, start: start, lastStep: lastStep), flowVersion: version,
-                    variant: variant))
-            previousStart = start
+                    outcome: outcome, flowVersion: version, variant: variant))
+            previousStart = outcome.start
         }
         times.removeAll(keepingCapacity: true)
         var previous: Int64 = 0
