@@ -27,7 +27,8 @@
 # printed too: its COPY statements into `events` (calls, rows a call, the seconds the server spent
 # in them, per row), the WAL its statements wrote, and its commits.
 # Usage: bash scripts/bench-write-path.sh [SESSIONS] [CONNECTIONS]   (default 150000 64; BATCH=100,
-#        STATEMENTS=1, SERVE_ARGS="--write-connections N": more arguments for funnel serve)
+#        STATEMENTS=1, SERVE_ARGS="--write-connections N": more arguments for funnel serve,
+#        INGEST_ARGS="--trace-build-limit 0": more arguments for the first funnel ingest)
 #   SESSIONS=15000 (about 180,000 events) runs in under two minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -78,7 +79,9 @@ checkpoint bench_ingest
 reset_server_side bench_ingest
 start=$(now)
 b0=$(busy)
-"$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet > "$work/ingest.out"
+# shellcheck disable=SC2086  # INGEST_ARGS is a list of arguments
+"$bin/funnel" ingest "$work/events.jsonl" --database-url "$(db_url bench_ingest)" --quiet ${INGEST_ARGS:-} \
+    > "$work/ingest.out"
 ingest_s=$(since "$start")
 ingest_cpu=$(busy_since "$b0")
 rows=$(rows_in bench_ingest)
