@@ -46,15 +46,23 @@ extension UnitListReport {
         }
         try write(String(empty[..<place.lowerBound]) + "\"rows\" : [")
         for start in stride(from: 0, to: rows.count, by: batch) {
-            // "[\n  {\n    ...\n  },\n  {\n ...\n  }\n]": the elements between the brackets.
-            let encoded = try ReportJSON.encode(Array(rows[start..<min(start + batch, rows.count)]))
-            let elements = encoded.dropFirst(2).dropLast(2)
-            var piece = start == 0 ? "\n" : ",\n"
-            piece.reserveCapacity(elements.utf8.count + elements.utf8.count / 8)
-            for (index, line) in elements.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-                if index > 0 { piece += "\n" }
-                piece += "  "
-                piece += line
+            // "[\n  {\n    ...\n  },\n  {\n ...\n  }\n]": the elements between the brackets,
+            // each line two spaces deeper. Bytes, not characters: splitting 139 MB of JSON into
+            // lines of `Character`s took seconds.
+            var encoded = try ReportJSON.encode(Array(rows[start..<min(start + batch, rows.count)]))
+            let piece = encoded.withUTF8 { utf8 -> String in
+                let elements = UnsafeBufferPointer(rebasing: utf8[min(2, utf8.count)..<max(2, utf8.count - 2)])
+                var bytes: [UInt8] = []
+                bytes.reserveCapacity(elements.count + elements.count / 8 + 4)
+                bytes.append(contentsOf: (start == 0 ? "\n  " : ",\n  ").utf8)
+                for byte in elements {
+                    bytes.append(byte)
+                    if byte == UInt8(ascii: "\n") {
+                        bytes.append(UInt8(ascii: " "))
+                        bytes.append(UInt8(ascii: " "))
+                    }
+                }
+                return String(decoding: bytes, as: UTF8.self)
             }
             try write(piece)
         }
