@@ -61,7 +61,11 @@ extension DashboardRouter {
             // A page lists at most `usersShown` rows, so a long list stays a page; the JSON lists all.
             var shown = built
             if shown.rows.count > usersShown { shown.rows = Array(shown.rows.prefix(usersShown)) }
-            (report, json) = (shown, try built.rendered(.json))
+            // Written a thousand rows at a time, as `funnel users` writes it: encoded whole, a long
+            // list held the encoder's tree of every row (about 1 GB for 569k rows).
+            var whole = ""
+            try built.write(.json) { whole += $0 }
+            (report, json) = (shown, whole)
             if built.rows.count > usersShown {
                 note =
                     "The first \(usersShown) of \(built.rows.count) are listed here; the JSON twin "
