@@ -83,10 +83,11 @@ package enum DashboardRouter {
         return router
     }
 
-    /// What a page handler returns: its HTML, and its JSON twin.
+    /// What a page handler returns: its HTML, and how to make its JSON twin (made only when asked
+    /// for: a `/users` list's JSON at 10M events is 139 MB).
     struct Answer {
         var html: String
-        var json: String
+        var json: () throws -> String
         var newestEvent: Date?
         /// When set, the JSON twin is this error instead (a page that shows a form in HTML, such
         /// as `/funnel` without steps, has no report to give a script).
@@ -123,7 +124,7 @@ package enum DashboardRouter {
                 if json, let refusal = answer.jsonRefusal {
                     return failure(refusal, dashboard, json: true, signedIn: true)
                 }
-                var response = json ? text(200, answer.json, type: "application/json") : page(200, answer.html)
+                var response = json ? text(200, try answer.json(), type: "application/json") : page(200, answer.html)
                 if let newest = answer.newestEvent, let name = HTTPField.Name("X-Newest-Event") {
                     response.headers[name] = ISO8601DateFormatter().string(from: newest)
                 }
@@ -167,7 +168,7 @@ package enum DashboardRouter {
                     rate: $0.rate)
             })
         return Answer(
-            html: DashboardPage.home(home), json: try ReportJSON.encode(home) + "\n", newestEvent: home.newestEvent)
+            html: DashboardPage.home(home), json: { try ReportJSON.encode(home) + "\n" }, newestEvent: home.newestEvent)
     }
 
     static func flow(_ dashboard: Dashboard, id: String, query: DashboardQuery, path: String) async throws -> Answer {
@@ -181,7 +182,7 @@ package enum DashboardRouter {
         let newestEvent = try await newest
         return Answer(
             html: DashboardPage.flow(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
-            json: try report.rendered(.json) + "\n", newestEvent: newestEvent)
+            json: { try report.rendered(.json) + "\n" }, newestEvent: newestEvent)
     }
 
     /// `/flows/ID/retention`, `/correlation`, `/paths`: the reports that explain drop-off, each
@@ -194,14 +195,14 @@ package enum DashboardRouter {
             throw DashboardError(.notFound, "no stored flow has the id \(id.debugDescription)")
         }
         let report: any HTMLReportSection & Sendable
-        let json: String
+        let json: () throws -> String
         switch page {
         case "retention":
             let options = try query.retentionOptions()
             let built = try await dashboard.data.report(reader: options.reader, people: true) {
                 RetentionAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, try built.rendered(.json))
+            (report, json) = (built, { try built.rendered(.json) })
         case "correlation":
             let options = try query.correlationOptions()
             if let step = options.step, definition.index(of: step) == nil {
@@ -210,20 +211,20 @@ package enum DashboardRouter {
             let built = try await dashboard.data.report(reader: options.reader, people: options.funnel.unit == .user) {
                 try CorrelationAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, try built.rendered(.json))
+            (report, json) = (built, { try built.rendered(.json) })
         default:
             let options = try query.pathOptions()
             let built = try await dashboard.data.report(reader: options.reader, people: true) {
                 PathAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, try built.rendered(.json))
+            (report, json) = (built, { try built.rendered(.json) })
         }
         let newestEvent = try await dashboard.data.newestEvent()
         return Answer(
             html: DashboardPage.report(
                 report, page: page, parameters: reportParameters[page] ?? "", query: query, path: path, asOf: now,
                 newestEvent: newestEvent),
-            json: json + "\n", newestEvent: newestEvent)
+            json: { try json() + "\n" }, newestEvent: newestEvent)
     }
 
     static func experiment(_ dashboard: Dashboard, key: String, query: DashboardQuery, path: String) async throws
@@ -240,7 +241,7 @@ package enum DashboardRouter {
         let newestEvent = try await newest
         return Answer(
             html: DashboardPage.experiment(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
-            json: try report.rendered(.json) + "\n", newestEvent: newestEvent)
+            json: { try report.rendered(.json) + "\n" }, newestEvent: newestEvent)
     }
 
     // MARK: Answers
