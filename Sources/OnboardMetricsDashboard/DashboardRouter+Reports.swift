@@ -31,6 +31,7 @@ extension DashboardRouter {
         // The options first: a bad parameter is a 400 whether or not the flow exists.
         let report: any HTMLReportSection & Sendable
         let json: () throws -> String
+        var pieces: UnitListReport.Pieces?
         var note: String?
         switch page {
         case "trends":
@@ -61,8 +62,9 @@ extension DashboardRouter {
             // A page lists at most `usersShown` rows, so a long list stays a page; the JSON lists all.
             var shown = built
             if shown.rows.count > usersShown { shown.rows = Array(shown.rows.prefix(usersShown)) }
-            // Written a thousand rows at a time, as `funnel users` writes it: encoded whole, a long
-            // list held the encoder's tree of every row (about 1 GB for 569k rows).
+            // Written a thousand rows at a time into the response (`jsonPieces`, below), as `funnel
+            // users` writes it: encoded whole, a long list held the encoder's tree of every row
+            // (about 1 GB for 569k rows).
             (report, json) = (
                 shown,
                 {
@@ -71,6 +73,7 @@ extension DashboardRouter {
                     return whole
                 }
             )
+            pieces = try built.pieces(.json)
             if built.rows.count > usersShown {
                 note =
                     "The first \(usersShown) of \(built.rows.count) are listed here; the JSON twin "
@@ -83,7 +86,7 @@ extension DashboardRouter {
                 report, page: page, parameters: reportParameters[page] ?? "", note: note, query: query, path: path,
                 asOf: now,
                 newestEvent: newestEvent),
-            json: { try json() + "\n" }, newestEvent: newestEvent)
+            json: { try json() + "\n" }, newestEvent: newestEvent, jsonPieces: pieces)
     }
 
     /// `/discovery`: per highlight, as `funnel discovery --format json` for the same options.
