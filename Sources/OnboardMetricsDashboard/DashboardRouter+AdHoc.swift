@@ -14,7 +14,7 @@ extension DashboardRouter {
             let newestEvent = try await newest
             return Answer(
                 html: DashboardPage.adHocFunnel(nil, query: query, path: path, asOf: now, newestEvent: newestEvent),
-                json: { "" }, newestEvent: newestEvent,
+                json: .whole { "" }, newestEvent: newestEvent,
                 jsonRefusal: DashboardError(
                     .badRequest, "steps is missing: name the funnel's steps, comma-separated (steps=welcome,consent)"))
         }
@@ -22,6 +22,6 @@ extension DashboardRouter {
         let newestEvent = try await newest
         return Answer(
             html: DashboardPage.adHocFunnel(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
-            json: { try report.rendered(.json) + "\n" }, newestEvent: newestEvent)
+            json: .whole { try report.rendered(.json) }, newestEvent: newestEvent)
     }
 }

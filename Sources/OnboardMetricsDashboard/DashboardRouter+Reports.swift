@@ -30,8 +30,7 @@ extension DashboardRouter {
         let now = dashboard.clock()
         // The options first: a bad parameter is a 400 whether or not the flow exists.
         let report: any HTMLReportSection & Sendable
-        let json: () throws -> String
-        var pieces: UnitListReport.Pieces?
+        let json: JSONTwin
         var note: String?
         switch page {
         case "trends":
@@ -40,14 +39,14 @@ extension DashboardRouter {
             let built = try await dashboard.data.report(
                 reader: FunnelReport.reader(options: options.funnel), people: false
             ) { TrendAggregator(flow: definition, options: options, now: now) }
-            (report, json) = (built, { try built.rendered(.json) })
+            (report, json) = (built, .whole { try built.rendered(.json) })
         case "compare":
             let options = try query.comparisonOptions()
             let definition = try await storedFlow(dashboard, id: id)
             let built = try await dashboard.data.report(reader: options.reader, people: false) {
                 ComparisonAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, { try built.rendered(.json) })
+            (report, json) = (built, .whole { try built.rendered(.json) })
         default:
             let options = try query.unitListOptions()
             let definition = try await storedFlow(dashboard, id: id)
@@ -62,18 +61,9 @@ extension DashboardRouter {
             // A page lists at most `usersShown` rows, so a long list stays a page; the JSON lists all.
             var shown = built
             if shown.rows.count > usersShown { shown.rows = Array(shown.rows.prefix(usersShown)) }
-            // Written a thousand rows at a time into the response (`jsonPieces`, below), as `funnel
-            // users` writes it: encoded whole, a long list held the encoder's tree of every row
-            // (about 1 GB for 569k rows).
-            (report, json) = (
-                shown,
-                {
-                    var whole = ""
-                    try built.write(.json) { whole += $0 }
-                    return whole
-                }
-            )
-            pieces = try built.pieces(.json)
+            // Written a thousand rows at a time, as `funnel users` writes it: encoded whole, a long
+            // list held the encoder's tree of every row (about 1 GB for 569k rows).
+            (report, json) = (shown, .pieces(try built.pieces(.json)))
             if built.rows.count > usersShown {
                 note =
                     "The first \(usersShown) of \(built.rows.count) are listed here; the JSON twin "
@@ -86,7 +76,7 @@ extension DashboardRouter {
                 report, page: page, parameters: reportParameters[page] ?? "", note: note, query: query, path: path,
                 asOf: now,
                 newestEvent: newestEvent),
-            json: { try json() + "\n" }, newestEvent: newestEvent, jsonPieces: pieces)
+            json: json, newestEvent: newestEvent)
     }
 
     /// `/discovery`: per highlight, as `funnel discovery --format json` for the same options.
@@ -102,7 +92,7 @@ extension DashboardRouter {
                 report, page: "discovery", parameters: reportParameters["discovery"] ?? "", query: query, path: path,
                 asOf: now,
                 newestEvent: newestEvent),
-            json: { try report.rendered(.json) + "\n" }, newestEvent: newestEvent)
+            json: .whole { try report.rendered(.json) }, newestEvent: newestEvent)
     }
 
     /// The stored flow `id`, or a 404 naming it.

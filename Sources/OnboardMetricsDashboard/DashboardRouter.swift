@@ -83,18 +83,24 @@ package enum DashboardRouter {
         return router
     }
 
-    /// What a page handler returns: its HTML, and how to make its JSON twin (made only when asked
-    /// for: a `/users` list's JSON at 10M events is 139 MB).
+    /// A page's JSON twin, made only when JSON is asked for (a `/users` list's is 139 MB at 10M
+    /// events), without its final newline, which the response adds.
+    enum JSONTwin {
+        /// Made whole.
+        case whole(() throws -> String)
+        /// Written into the response a piece at a time as each is made: made whole, 569k rows
+        /// were one 139 MB string, and a copy of it to send.
+        case pieces(UnitListReport.Pieces)
+    }
+
+    /// What a page handler returns: its HTML, and its JSON twin.
     struct Answer {
         var html: String
-        var json: () throws -> String
+        var json: JSONTwin
         var newestEvent: Date?
         /// When set, the JSON twin is this error instead (a page that shows a form in HTML, such
         /// as `/funnel` without steps, has no report to give a script).
         var jsonRefusal: DashboardError? = nil
-        /// When set, the JSON twin is written into the response a piece at a time (a `/users`
-        /// list: 569k rows at 10M events made one 139 MB string, and a copy of it to send).
-        var jsonPieces: UnitListReport.Pieces? = nil
     }
 
     /// Runs `body` for a signed-in viewer; answers 401, 429 or a redirect to the sign-in form otherwise.
@@ -128,10 +134,10 @@ package enum DashboardRouter {
                     return failure(refusal, dashboard, json: true, signedIn: true)
                 }
                 var response: Response
-                if json, let pieces = answer.jsonPieces {
-                    response = streamed(200, pieces, type: "application/json")
-                } else {
-                    response = json ? text(200, try answer.json(), type: "application/json") : page(200, answer.html)
+                switch (json, answer.json) {
+                case (false, _): response = page(200, answer.html)
+                case (true, .whole(let make)): response = text(200, try make() + "\n", type: "application/json")
+                case (true, .pieces(let pieces)): response = streamed(200, pieces, type: "application/json")
                 }
                 if let newest = answer.newestEvent, let name = HTTPField.Name("X-Newest-Event") {
                     response.headers[name] = ISO8601DateFormatter().string(from: newest)
@@ -176,7 +182,7 @@ package enum DashboardRouter {
                     rate: $0.rate)
             })
         return Answer(
-            html: DashboardPage.home(home), json: { try ReportJSON.encode(home) + "\n" }, newestEvent: home.newestEvent)
+            html: DashboardPage.home(home), json: .whole { try ReportJSON.encode(home) }, newestEvent: home.newestEvent)
     }
 
     static func flow(_ dashboard: Dashboard, id: String, query: DashboardQuery, path: String) async throws -> Answer {
@@ -190,7 +196,7 @@ package enum DashboardRouter {
         let newestEvent = try await newest
         return Answer(
             html: DashboardPage.flow(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
-            json: { try report.rendered(.json) + "\n" }, newestEvent: newestEvent)
+            json: .whole { try report.rendered(.json) }, newestEvent: newestEvent)
     }
 
     /// `/flows/ID/retention`, `/correlation`, `/paths`: the reports that explain drop-off, each
@@ -203,14 +209,14 @@ package enum DashboardRouter {
             throw DashboardError(.notFound, "no stored flow has the id \(id.debugDescription)")
         }
         let report: any HTMLReportSection & Sendable
-        let json: () throws -> String
+        let json: JSONTwin
         switch page {
         case "retention":
             let options = try query.retentionOptions()
             let built = try await dashboard.data.report(reader: options.reader, people: true) {
                 RetentionAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, { try built.rendered(.json) })
+            (report, json) = (built, .whole { try built.rendered(.json) })
         case "correlation":
             let options = try query.correlationOptions()
             if let step = options.step, definition.index(of: step) == nil {
@@ -219,20 +225,20 @@ package enum DashboardRouter {
             let built = try await dashboard.data.report(reader: options.reader, people: options.funnel.unit == .user) {
                 try CorrelationAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, { try built.rendered(.json) })
+            (report, json) = (built, .whole { try built.rendered(.json) })
         default:
             let options = try query.pathOptions()
             let built = try await dashboard.data.report(reader: options.reader, people: true) {
                 PathAggregator(flow: definition, options: options, now: now)
             }
-            (report, json) = (built, { try built.rendered(.json) })
+            (report, json) = (built, .whole { try built.rendered(.json) })
         }
         let newestEvent = try await dashboard.data.newestEvent()
         return Answer(
             html: DashboardPage.report(
                 report, page: page, parameters: reportParameters[page] ?? "", query: query, path: path, asOf: now,
                 newestEvent: newestEvent),
-            json: { try json() + "\n" }, newestEvent: newestEvent)
+            json: json, newestEvent: newestEvent)
     }
 
     static func experiment(_ dashboard: Dashboard, key: String, query: DashboardQuery, path: String) async throws
@@ -249,7 +255,7 @@ package enum DashboardRouter {
         let newestEvent = try await newest
         return Answer(
             html: DashboardPage.experiment(report, query: query, path: path, asOf: now, newestEvent: newestEvent),
-            json: { try report.rendered(.json) + "\n" }, newestEvent: newestEvent)
+            json: .whole { try report.rendered(.json) }, newestEvent: newestEvent)
     }
 
     // MARK: Answers
