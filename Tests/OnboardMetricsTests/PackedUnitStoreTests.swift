@@ -56,6 +56,19 @@ import Testing
         return state
     }
 
+    /// `units` kept, in order, each as its user's first, in a store of 4 KiB chunks (so that they
+    /// cross chunks), then read back by user.
+    static func readBack<Unit: PackableUnit>(_ units: [(user: String, unit: Unit)], stepCount: Int = 0)
+        -> [String: Unit]
+    {
+        var store = PackedUnitStore<Unit>(stepCount: stepCount, chunkSize: 4_096)
+        var scratch = Unit(stepCount: stepCount)
+        for (user, unit) in units { store.merge(unit, user: user, scratch: &scratch) }
+        var back: [String: Unit] = [:]
+        store.forEach { back[$0] = $1 }
+        return back
+    }
+
     static func contents(of store: PackedUnitStore<FunnelUnitState>) -> [String: Fields] {
         var all: [String: Fields] = [:]
         store.forEach { all[$0] = Fields($1) }
@@ -95,10 +108,8 @@ import Testing
     @Test func aCorrelationTraceComesBackAsItWasStored() {
         var random = SplitMix64(seed: 11)
         let steps = 6
-        var store = PackedUnitStore<CorrelationTrace>(stepCount: steps, chunkSize: 4_096)
-        var scratch = CorrelationTrace(stepCount: steps)
         var traces: [CorrelationTrace] = []
-        for index in 0..<500 {
+        for _ in 0..<500 {
             var trace = CorrelationTrace(stepCount: steps)
             trace.state = Self.randomState(steps: steps, using: &random)
             if Bool.random(using: &random) { trace.successTime = Int64.random(in: 0...Int64.max, using: &random) }
@@ -108,10 +119,8 @@ import Testing
             }
             trace.context = (0..<UInt32.random(in: 0...5, using: &random)).map { UInt32.max - 5 + $0 }
             traces.append(trace)
-            store.merge(trace, user: "user-\(index)", scratch: &scratch)
         }
-        var stored: [String: CorrelationTrace] = [:]
-        store.forEach { stored[$0] = $1 }
+        let stored = Self.readBack(traces.enumerated().map { ("user-\($0)", $1) }, stepCount: steps)
         #expect(stored.count == traces.count)
         for (index, trace) in traces.enumerated() {
             let back = stored["user-\(index)"]
@@ -125,8 +134,6 @@ import Testing
     @Test func aUnitListUnitComesBackAsItWasStoredButForItsUserID() {
         var random = SplitMix64(seed: 5)
         let steps = 6
-        var store = PackedUnitStore<UnitListAggregator.Unit>(stepCount: steps, chunkSize: 4_096)
-        var scratch = UnitListAggregator.Unit(stepCount: steps)
         var units: [UnitListAggregator.Unit] = []
         for index in 0..<300 {
             let bytes = (0..<16).map { _ in UInt8.random(in: 0...255, using: &random) }
@@ -141,10 +148,8 @@ import Testing
                 lastEvent: Int64.random(in: Int64.min...Int64.max, using: &random),
                 sessions: Int.random(in: 1...1_000_000, using: &random))
             units.append(unit)
-            store.merge(unit, user: unit.userID, scratch: &scratch)
         }
-        var stored: [String: UnitListAggregator.Unit] = [:]
-        store.forEach { stored[$0] = $1 }
+        let stored = Self.readBack(units.map { ($0.userID, $0) }, stepCount: steps)
         for unit in units {
             let back = stored[unit.userID]
             #expect(back.map { Fields($0.state) } == Fields(unit.state))
@@ -159,10 +164,8 @@ import Testing
     /// `nil` last steps included, across 4 KiB chunks.
     @Test func aPathsPersonComesBackAsItWasStored() {
         var random = SplitMix64(seed: 11)
-        var store = PackedUnitStore<PathAggregator.Person>(stepCount: 0, chunkSize: 4_096)
-        var scratch = PathAggregator.Person()
         let wide: [Int64] = [.min, .max, 0, -1, 1_790_000_000_000_000]
-        var people: [String: PathAggregator.Person] = [:]
+        var people: [(user: String, unit: PathAggregator.Person)] = []
         func time() -> Int64 {
             Bool.random(using: &random)
                 ? wide[Int.random(in: 0..<wide.count, using: &random)] : Int64.random(in: .min ... .max, using: &random)
@@ -183,11 +186,9 @@ import Testing
                     time: time(), sessionStart: time(), seq: Int32.random(in: -1...1_000, using: &random))
                 person.onboardings.append(PathAggregator.Onboarding(outcome: outcome, anchor: anchor))
             }
-            people["p\(index)"] = person
-            store.merge(person, user: "p\(index)", scratch: &scratch)
+            people.append(("p\(index)", person))
         }
-        var back: [String: PathAggregator.Person] = [:]
-        store.forEach { back[$0] = $1 }
+        let back = Self.readBack(people)
         #expect(back.count == people.count)
         for (user, person) in people {
             let stored = back[user]
@@ -205,9 +206,7 @@ import Testing
     /// variants included.
     @Test func aRetentionPersonComesBackAsItWasStored() {
         var random = SplitMix64(seed: 12)
-        var store = PackedUnitStore<RetentionAggregator.Person>(stepCount: 0, chunkSize: 4_096)
-        var scratch = RetentionAggregator.Person()
-        var people: [String: RetentionAggregator.Person] = [:]
+        var people: [(user: String, unit: RetentionAggregator.Person)] = []
         for index in 0..<300 {
             var person = RetentionAggregator.Person()
             for _ in 0..<Int.random(in: 0...3, using: &random) {
@@ -230,11 +229,9 @@ import Testing
                 }
                 person.exposure = (Int64.random(in: .min ... .max, using: &random), variants)
             }
-            people["p\(index)"] = person
-            store.merge(person, user: "p\(index)", scratch: &scratch)
+            people.append(("p\(index)", person))
         }
-        var back: [String: RetentionAggregator.Person] = [:]
-        store.forEach { back[$0] = $1 }
+        let back = Self.readBack(people)
         #expect(back.count == people.count)
         for (user, person) in people {
             let stored = back[user]
@@ -253,8 +250,6 @@ import Testing
     /// character, times at the extremes and in any order.
     @Test func aDiscoveryTraceComesBackAsItWasStored() {
         var random = SplitMix64(seed: 13)
-        var store = PackedUnitStore<DiscoveryTrace>(stepCount: 0, chunkSize: 4_096)
-        var scratch = DiscoveryTrace(stepCount: 0)
         let names: [String?] = [
             nil, "", "share", "ünïcödé ✓", "a much longer feature name than fifteen bytes", "\u{0}",
         ]
@@ -264,7 +259,7 @@ import Testing
                 ? [Int64.min, .max, 0, -1][Int.random(in: 0..<4, using: &random)]
                 : Int64.random(in: .min ... .max, using: &random)
         }
-        var traces: [String: DiscoveryTrace] = [:]
+        var traces: [(user: String, unit: DiscoveryTrace)] = []
         for index in 0..<300 {
             var trace = DiscoveryTrace(stepCount: 0)
             trace.start = time()
@@ -278,11 +273,9 @@ import Testing
                 trace.uses[name() ?? "f"] = (0..<Int.random(in: 0...5, using: &random)).map { _ in time() }
             }
             if Bool.random(using: &random) { trace.exposure = (time(), name() ?? "control") }
-            traces["p\(index)"] = trace
-            store.merge(trace, user: "p\(index)", scratch: &scratch)
+            traces.append(("p\(index)", trace))
         }
-        var back: [String: DiscoveryTrace] = [:]
-        store.forEach { back[$0] = $1 }
+        let back = Self.readBack(traces)
         #expect(back.count == traces.count)
         for (user, trace) in traces {
             let stored = back[user]
