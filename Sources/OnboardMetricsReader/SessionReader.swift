@@ -244,11 +244,24 @@ struct PropertiesInterner {
 }
 
 extension EventKind {
-    private static let byUTF8: [(bytes: [UInt8], kind: EventKind)] = allCases.map { (Array($0.rawValue.utf8), $0) }
+    /// The kinds by the length of their raw value: at most three share one, so a lookup
+    /// compares one or two strings, not up to twelve.
+    private static let byLength: [[(bytes: [UInt8], kind: EventKind)]] = {
+        var byLength = [[(bytes: [UInt8], kind: EventKind)]](repeating: [], count: 20)
+        for kind in allCases {
+            let bytes = Array(kind.rawValue.utf8)
+            if bytes.count >= byLength.count {
+                byLength += Array(repeating: [], count: bytes.count + 1 - byLength.count)
+            }
+            byLength[bytes.count].append((bytes, kind))
+        }
+        return byLength
+    }()
 
     /// The kind whose raw value these UTF-8 bytes spell.
     init?(utf8 bytes: UnsafeRawBufferPointer) {
-        for entry in Self.byUTF8 where bytes.equals(entry.bytes) {
+        guard bytes.count < Self.byLength.count else { return nil }
+        for entry in Self.byLength[bytes.count] where bytes.equals(entry.bytes) {
             self = entry.kind
             return
         }

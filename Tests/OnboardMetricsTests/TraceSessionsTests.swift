@@ -23,9 +23,13 @@ import Testing
         }
     }
 
-    static func sessions(of rows: [SessionTrace.Row], closeAfter: Int64) throws -> [RecordedSession] {
+    static func sessions(
+        of rows: [SessionTrace.Row], closeAfter: Int64, sessionsKept: Bool = true
+    ) throws -> [RecordedSession] {
         let trace = SessionTrace.encode(rows)
-        var reader = TraceSessions(closeAfter: closeAfter, closeFinishedAfter: nil, people: nil, since: nil, until: nil)
+        var reader = TraceSessions(
+            closeAfter: closeAfter, closeFinishedAfter: nil, people: nil, since: nil, until: nil,
+            sessionsKept: sessionsKept)
         var sessions: [RecordedSession] = []
         let read = try trace.withUnsafeBytes { bytes in
             try reader.read(sessionID: UUID(), trace: bytes) { sessions.append($0) }
@@ -55,6 +59,35 @@ import Testing
             #expect(session.events.capacity <= session.events.count + session.events.count / 8 + 1)
         }
         #expect(sessions.map { $0.events.map(\.seq) } == [Array(1...9), Array(1...30)])
+    }
+
+    /// A consumer that keeps sessions without saying so: the array a session was read into is
+    /// reused only while none is kept, so every kept session holds its own events, and after the
+    /// first only room for them.
+    @Test func aSessionKeptUnannouncedKeepsItsEvents() throws {
+        let rows =
+            Self.rows(count: 30, from: 1_000, first: 1) + Self.rows(count: 4, from: 9_000, first: 40)
+            + Self.rows(count: 9, from: 17_000, first: 50) + Self.rows(count: 2, from: 25_000, first: 70)
+        let sessions = try Self.sessions(of: rows, closeAfter: 60_000_000, sessionsKept: false)
+        #expect(sessions.map { $0.events.map(\.seq) } == [Array(1...30), Array(1...4), Array(1...9), Array(1...2)])
+        for session in sessions.dropFirst() {
+            #expect(session.events.capacity <= session.events.count + session.events.count / 8 + 1)
+        }
+    }
+
+    /// A consumer that only borrows each session: every trace's sessions are read into the same
+    /// array, emptied in between, and each comes out with its own events, none of the last one's.
+    @Test func sessionsLentOneAfterAnotherHoldOnlyTheirOwnEvents() throws {
+        var reader = TraceSessions(closeAfter: 60_000_000, closeFinishedAfter: nil, people: nil, since: nil, until: nil)
+        var seen: [[Int]] = []
+        for (index, count) in [12, 3, 40, 1, 7].enumerated() {
+            let trace = SessionTrace.encode(
+                Self.rows(count: count, from: 1_000 + Int64(index) * 10_000, first: UInt8(index * 50)))
+            _ = try trace.withUnsafeBytes { bytes in
+                try reader.read(sessionID: UUID(), trace: bytes) { seen.append($0.events.map(\.seq)) }
+            }
+        }
+        #expect(seen == [Array(1...12), Array(1...3), Array(1...40), [1], Array(1...7)])
     }
 
     /// Millions are kept: the fields are stored largest first, so padding adds 1 byte, not 9.

@@ -342,7 +342,7 @@ public final class SessionCache: Sendable {
             }
             var sessions = TraceSessions(
                 closeAfter: key.closeAfter, closeFinishedAfter: key.closeFinishedAfter, people: nil, since: nil,
-                until: nil)
+                until: nil, sessionsKept: true)
             var tooMany = false
             var traces: [UUID] = []
             try connection.copyOut(

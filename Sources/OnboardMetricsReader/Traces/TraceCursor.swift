@@ -43,7 +43,16 @@ package struct TraceCursor {
 
     /// A cursor before the first event of `bytes`.
     package init(_ bytes: UnsafeRawBufferPointer) throws(TraceError) {
+        try self.init(bytes, storage: [])
+    }
+
+    /// A cursor before the first event of `bytes` that keeps the trace's string views in
+    /// `storage` (emptied first): a reader of many traces hands the same array from one to the
+    /// next (``takeStorage()``), where every trace allocated one of its own.
+    package init(_ bytes: UnsafeRawBufferPointer, storage: consuming [UnsafeRawBufferPointer]) throws(TraceError) {
         self.bytes = bytes
+        strings = storage
+        strings.removeAll(keepingCapacity: true)
         guard !bytes.isEmpty, bytes[0] == SessionTrace.version else {
             throw TraceError(.unknownVersion, "trace version \(bytes.first.map(String.init) ?? "missing")")
         }
@@ -90,6 +99,14 @@ package struct TraceCursor {
         return true
     }
 
+    /// The array that held the trace's string views, emptied, for the next trace's cursor.
+    package mutating func takeStorage() -> [UnsafeRawBufferPointer] {
+        var storage: [UnsafeRawBufferPointer] = []
+        swap(&storage, &strings)
+        storage.removeAll(keepingCapacity: true)
+        return storage
+    }
+
     /// The current event, owned.
     package var row: SessionTrace.Row {
         SessionTrace.Row(
@@ -99,7 +116,29 @@ package struct TraceCursor {
             sent: sent, received: received, properties: properties.map(Array.init))
     }
 
+    /// Read inline, without checking for the end at every byte, where the longest number (ten
+    /// bytes) fits before it: most do. The rest, and every error, in ``longVarint()``.
+    @inline(__always)
     private mutating func varint() throws(TraceError) -> UInt64 {
+        if bytes.count - position >= 10 {
+            var value: UInt64 = 0
+            var shift: UInt64 = 0
+            var at = position
+            repeat {
+                let byte = bytes[at]
+                at += 1
+                value |= UInt64(byte & 0x7F) << shift
+                if byte < 0x80 {
+                    position = at
+                    return value
+                }
+                shift += 7
+            } while shift < 64
+        }
+        return try longVarint()
+    }
+
+    private mutating func longVarint() throws(TraceError) -> UInt64 {
         var value: UInt64 = 0
         var shift: UInt64 = 0
         while position < bytes.count {

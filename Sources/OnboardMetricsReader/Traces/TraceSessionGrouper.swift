@@ -18,10 +18,23 @@ struct TraceSessionGrouper {
     private let closeFinishedAfter: Int64?
     private var sessionID = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
     private var builder: SessionGrouper.Builder?
+    /// The last session's clock-offset runs, emptied: the next session's storage. Never handed
+    /// out, so always reusable (a new array for every session was 2-3 % of a report's CPU).
+    private var spareOffsets: [SessionGrouper.OffsetRun] = []
+    /// The last session's events array, emptied, while no consumer keeps sessions: the next
+    /// session fills memory the cache still holds (filling a new array for every session was
+    /// the costliest store of a report read from the traces, `perf annotate`).
+    private var spareEvents: [RecordedEvent] = []
+    /// Whether the consumer keeps sessions (`SessionCache`), or kept one (a list of sessions):
+    /// then each session gets an array of its own, trimmed to its events.
+    private var sessionsKept: Bool
 
-    init(closeAfter: Int64, closeFinishedAfter: Int64?) {
+    /// - Parameter sessionsKept: whether the consumer keeps the sessions; one that does without
+    ///   saying so is found out at its first session kept.
+    init(closeAfter: Int64, closeFinishedAfter: Int64?, sessionsKept: Bool) {
         self.closeAfter = closeAfter
         self.closeFinishedAfter = closeFinishedAfter
+        self.sessionsKept = sessionsKept
     }
 
     /// Starts the events of `sessionID` (after ``finish(_:)`` of the previous one).
@@ -46,7 +59,9 @@ struct TraceSessionGrouper {
             current = open
         } else {
             current = SessionGrouper.Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
+            swap(&current.events, &spareEvents)
             current.events.reserveCapacity(upTo)
+            swap(&current.offsets, &spareOffsets)
         }
         _ = current.add(event, streamTime: streamTime, clockOffset: clockOffset, closeFinishedAfter: closeFinishedAfter)
         builder = current
@@ -58,13 +73,28 @@ struct TraceSessionGrouper {
         var events: [RecordedEvent] = []
         swap(&events, &done.events)
         // The room left over where the trace went on past this session (cut by a gap, or events
-        // outside --since/--until): given back, as the session may be kept for long.
-        if events.capacity > events.count + events.count / 8 + 1 {
+        // outside --since/--until, or a longer session's array reused): given back, as the
+        // session is kept.
+        if sessionsKept, events.capacity > events.count + events.count / 8 + 1 {
             var exact: [RecordedEvent] = []
             exact.reserveCapacity(events.count)
             exact.append(contentsOf: events)
             events = exact
         }
+        defer {
+            done.offsets.removeAll(keepingCapacity: true)
+            swap(&spareOffsets, &done.offsets)
+        }
+        let storage = events.withUnsafeBufferPointer(\.baseAddress)
         try emit(SessionGrouper.session(done, events: &events))
+        guard !sessionsKept else { return }
+        // Kept by the consumer, the array is shared, and emptying it makes a new one.
+        events.removeAll(keepingCapacity: true)
+        if events.withUnsafeBufferPointer(\.baseAddress) == storage {
+            spareEvents = events
+        } else {
+            sessionsKept = true
+            spareEvents = []
+        }
     }
 }

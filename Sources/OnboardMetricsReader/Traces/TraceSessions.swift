@@ -13,9 +13,16 @@ struct TraceSessions {
     private let people: PersonLinks?
     private let since: UUID?
     private let until: UUID?
+    /// The previous trace's cursor's string views, emptied: its storage for the next trace.
+    private var cursorStorage: [UnsafeRawBufferPointer] = []
 
-    init(closeAfter: Int64, closeFinishedAfter: Int64?, people: PersonLinks?, since: UUID?, until: UUID?) {
-        grouper = TraceSessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+    /// - Parameter sessionsKept: whether the consumer keeps the sessions (``TraceSessionGrouper``).
+    init(
+        closeAfter: Int64, closeFinishedAfter: Int64?, people: PersonLinks?, since: UUID?, until: UUID?,
+        sessionsKept: Bool = false
+    ) {
+        grouper = TraceSessionGrouper(
+            closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter, sessionsKept: sessionsKept)
         streams = SessionGrouper(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
         self.people = people
         self.since = since
@@ -27,7 +34,10 @@ struct TraceSessions {
     mutating func read(
         sessionID: UUID, trace: UnsafeRawBufferPointer, emit: (RecordedSession) throws -> Void
     ) throws -> Int {
-        var cursor = try TraceCursor(trace)
+        var storage: [UnsafeRawBufferPointer] = []
+        swap(&storage, &cursorStorage)
+        var cursor = try TraceCursor(trace, storage: storage)
+        defer { cursorStorage = cursor.takeStorage() }
         decoder.start(cursor)
         grouper.start(sessionID)
         let stream = DerivedSessionID.isStream(sessionID)
