@@ -2,10 +2,13 @@
 /// unit has one, the breakdown as a number the store gives it. Exact: every field, every time's
 /// bits, and `nil` apart from a value, come back as they were.
 ///
-/// Layout (little-endian): one byte of presence and status; the start; the last step, the last
-/// start and the breakdown's number when present; six bit sets of `steps` bits (eligible, viewed,
-/// completed, skipped, has a time from the start, has a time on the step); the times present;
-/// the two origin arrays when present.
+/// Layout: one byte of presence and status; the start (8 bytes, little-endian); when present,
+/// the last step (zigzag varint), the last start (zigzag varint of its difference from the start)
+/// and the breakdown's number (varint); six bit sets of `steps` bits (eligible, viewed,
+/// completed, skipped, has a time from the start, has a time on the step); the times present
+/// (``PackedBytes/appendSeconds(_:to:)``: most in 3-5 bytes, not 8); the two origin arrays when
+/// present (each origin a zigzag varint of its difference from the start). Differences wrap, so
+/// every `Int64` comes back.
 extension FunnelUnitState: PackableUnit {
     private enum Bit {
         static let lastStep: UInt8 = 1 << 2
@@ -24,9 +27,9 @@ extension FunnelUnitState: PackableUnit {
         if onStepOrigins != nil { header |= Bit.onStepOrigins }
         bytes.append(header)
         PackedBytes.append(start, to: &bytes)
-        if let lastStep { PackedBytes.append(Int64(lastStep), to: &bytes) }
-        if let lastStart { PackedBytes.append(lastStart, to: &bytes) }
-        if breakdown != nil { PackedBytes.append(breakdownNumber, to: &bytes) }
+        if let lastStep { PackedBytes.appendZigZag(Int64(lastStep), to: &bytes) }
+        if let lastStart { PackedBytes.appendZigZag(lastStart &- start, to: &bytes) }
+        if breakdown != nil { PackedBytes.appendVarint(UInt64(breakdownNumber), to: &bytes) }
         let count = eligible.count
         PackedBytes.appendBits(count, to: &bytes) { eligible[$0] }
         PackedBytes.appendBits(count, to: &bytes) { viewed[$0] }
@@ -34,10 +37,10 @@ extension FunnelUnitState: PackableUnit {
         PackedBytes.appendBits(count, to: &bytes) { skipped[$0] }
         PackedBytes.appendBits(count, to: &bytes) { !secondsFromStart[$0].isNaN }
         PackedBytes.appendBits(count, to: &bytes) { !secondsOnStep[$0].isNaN }
-        for seconds in secondsFromStart where !seconds.isNaN { PackedBytes.append(seconds.bitPattern, to: &bytes) }
-        for seconds in secondsOnStep where !seconds.isNaN { PackedBytes.append(seconds.bitPattern, to: &bytes) }
-        for origin in fromStartOrigins ?? [] { PackedBytes.append(origin, to: &bytes) }
-        for origin in onStepOrigins ?? [] { PackedBytes.append(origin, to: &bytes) }
+        for seconds in secondsFromStart where !seconds.isNaN { PackedBytes.appendSeconds(seconds, to: &bytes) }
+        for seconds in secondsOnStep where !seconds.isNaN { PackedBytes.appendSeconds(seconds, to: &bytes) }
+        for origin in fromStartOrigins ?? [] { PackedBytes.appendZigZag(origin &- start, to: &bytes) }
+        for origin in onStepOrigins ?? [] { PackedBytes.appendZigZag(origin &- start, to: &bytes) }
     }
 
     /// Reads a state into `self`, which has the flow's step count, keeping the arrays' storage.
@@ -45,9 +48,9 @@ extension FunnelUnitState: PackableUnit {
         let header = reader.byte()
         status = Status(packed: header)
         start = reader.load(Int64.self)
-        lastStep = header & Bit.lastStep != 0 ? Int(reader.load(Int64.self)) : nil
-        lastStart = header & Bit.lastStart != 0 ? reader.load(Int64.self) : nil
-        breakdown = header & Bit.breakdown != 0 ? name(reader.load(UInt32.self)) : nil
+        lastStep = header & Bit.lastStep != 0 ? Int(reader.zigZag()) : nil
+        lastStart = header & Bit.lastStart != 0 ? start &+ reader.zigZag() : nil
+        breakdown = header & Bit.breakdown != 0 ? name(UInt32(truncatingIfNeeded: reader.varint())) : nil
         let count = eligible.count
         reader.bits(count) { eligible[$0] = $1 }
         reader.bits(count) { viewed[$0] = $1 }
@@ -56,13 +59,15 @@ extension FunnelUnitState: PackableUnit {
         reader.bits(count) { secondsFromStart[$0] = $1 ? 0 : .nan }
         reader.bits(count) { secondsOnStep[$0] = $1 ? 0 : .nan }
         for index in 0..<count where !secondsFromStart[index].isNaN {
-            secondsFromStart[index] = Double(bitPattern: reader.load(UInt64.self))
+            secondsFromStart[index] = reader.seconds()
         }
         for index in 0..<count where !secondsOnStep[index].isNaN {
-            secondsOnStep[index] = Double(bitPattern: reader.load(UInt64.self))
+            secondsOnStep[index] = reader.seconds()
         }
-        fromStartOrigins = header & Bit.fromStartOrigins != 0 ? (0..<count).map { _ in reader.load(Int64.self) } : nil
-        onStepOrigins = header & Bit.onStepOrigins != 0 ? (0..<count).map { _ in reader.load(Int64.self) } : nil
+        let start = start
+        fromStartOrigins =
+            header & Bit.fromStartOrigins != 0 ? (0..<count).map { _ in start &+ reader.zigZag() } : nil
+        onStepOrigins = header & Bit.onStepOrigins != 0 ? (0..<count).map { _ in start &+ reader.zigZag() } : nil
     }
 }
 
