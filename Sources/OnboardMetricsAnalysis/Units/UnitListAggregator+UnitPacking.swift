@@ -1,8 +1,10 @@
 import Foundation
 
 /// A person's ``UnitListAggregator/Unit`` as bytes, for ``PackedUnitStore``: the funnel state
-/// packed, then the first session's id, the start, the last event and the sessions counted. The
-/// user id is the store's key, so it is not packed: a unit read back has an empty one.
+/// packed, then the first session's id, the start and the last event (zigzag varints of their
+/// differences from the state's start, wrapping, so every `Int64` comes back) and the sessions
+/// counted (a varint). The user id is the store's key, so it is not packed: a unit read back has
+/// an empty one.
 extension UnitListAggregator.Unit: PackableUnit {
     init(stepCount: Int) {
         self.init(
@@ -16,9 +18,9 @@ extension UnitListAggregator.Unit: PackableUnit {
     func pack(into bytes: inout [UInt8], breakdownNumber: UInt32) {
         state.pack(into: &bytes, breakdownNumber: breakdownNumber)
         withUnsafeBytes(of: sessionID.uuid) { bytes.append(contentsOf: $0) }
-        PackedBytes.append(start, to: &bytes)
-        PackedBytes.append(lastEvent, to: &bytes)
-        PackedBytes.append(Int64(sessions), to: &bytes)
+        PackedBytes.appendZigZag(start &- state.start, to: &bytes)
+        PackedBytes.appendZigZag(lastEvent &- state.start, to: &bytes)
+        PackedBytes.appendZigZag(Int64(sessions), to: &bytes)
     }
 
     mutating func unpack(from reader: inout PackedBytes.Reader, breakdown: (UInt32) -> String) {
@@ -28,8 +30,8 @@ extension UnitListAggregator.Unit: PackableUnit {
             for index in 0..<16 { target[index] = reader.byte() }
         }
         sessionID = UUID(uuid: uuid)
-        start = reader.load(Int64.self)
-        lastEvent = reader.load(Int64.self)
-        sessions = Int(reader.load(Int64.self))
+        start = state.start &+ reader.zigZag()
+        lastEvent = state.start &+ reader.zigZag()
+        sessions = Int(reader.zigZag())
     }
 }
