@@ -10,7 +10,7 @@ import Testing
         var status: FunnelUnitState.Status
         var start: Int64
         var flags: [[Bool]]
-        var seconds: [[UInt64]]
+        var microseconds: [[Int64]]
         var lastStep: Int?
         var breakdown: String?
         var origins: [[Int64]?]
@@ -20,7 +20,7 @@ import Testing
             status = state.status
             start = state.start
             flags = [state.eligible, state.viewed, state.completed, state.skipped]
-            seconds = [state.secondsFromStart.map(\.bitPattern), state.secondsOnStep.map(\.bitPattern)]
+            microseconds = [state.microsecondsFromStart, state.microsecondsOnStep]
             lastStep = state.lastStep
             breakdown = state.breakdown
             origins = [state.fromStartOrigins, state.onStepOrigins]
@@ -34,24 +34,18 @@ import Testing
         var state = FunnelUnitState(stepCount: steps)
         state.status = [.completed, .dropped, .inProgress][Int.random(in: 0..<3, using: &random)]
         state.start = Int64.random(in: Int64.min...Int64.max, using: &random)
-        // The durations a funnel computes (whole microseconds over 1e6, up to 2^53 µs) and
-        // others, which are kept as their bits.
-        let times: [Double] = [
-            -0.0, 0, 1e-6, 86_400.5, .greatestFiniteMagnitude, -3.25, .infinity, 0.1 + 0.2, 5e-7,
-            Double(Int64(1) << 53 - 1) / 1_000_000, Double(Int64(1) << 53) / 1_000_000, 6.302,
-            Double(Int64(-6_302_000)) / 1_000_000,
-        ]
+        // Durations: none, zero, seconds to days, and the extremes a difference of two times can be.
+        let times: [Int64] = [0, 1, 6_302_000, 86_400_500_000, -3_250_000, Int64.max, Int64.min + 1]
         for index in 0..<steps {
             state.eligible[index] = Bool.random(using: &random)
             state.viewed[index] = Bool.random(using: &random)
             state.completed[index] = Bool.random(using: &random)
             state.skipped[index] = Bool.random(using: &random)
-            if Bool.random(using: &random) { state.secondsFromStart[index] = times.randomElement(using: &random) ?? 0 }
             if Bool.random(using: &random) {
-                state.secondsOnStep[index] =
-                    Bool.random(using: &random)
-                    ? Double.random(in: 0..<1e6, using: &random)
-                    : Double(Int64.random(in: 0...86_400_000_000_000, using: &random)) / 1_000_000
+                state.microsecondsFromStart[index] = times.randomElement(using: &random) ?? 0
+            }
+            if Bool.random(using: &random) {
+                state.microsecondsOnStep[index] = Int64.random(in: -1_000_000...86_400_000_000_000, using: &random)
             }
         }
         if steps > 0, Bool.random(using: &random) { state.lastStep = Int.random(in: 0..<steps, using: &random) }
@@ -98,40 +92,6 @@ import Testing
         let stored = Self.contents(of: store)
         #expect(stored.count == states.count)
         for (index, state) in states.enumerated() { #expect(stored["user-\(index)"] == Fields(state)) }
-    }
-
-    /// Durations of whole microseconds, as funnels compute them, take a varint of 3-4 bytes for
-    /// seconds to minutes; every other value its 8 bytes and a marker; all come back bit for bit.
-    @Test func durationsOfWholeMicrosecondsArePackedShort() {
-        func packed(_ seconds: Double) -> (size: Int, back: Double) {
-            var bytes: [UInt8] = []
-            PackedBytes.appendSeconds(seconds, to: &bytes)
-            let back = bytes.withUnsafeBytes { buffer in
-                var reader = PackedBytes.Reader(bytes: buffer, offset: 0)
-                defer { #expect(reader.offset == bytes.count) }
-                return reader.seconds()
-            }
-            return (bytes.count, back)
-        }
-        #expect(packed(6.302).size == 4)
-        #expect(packed(Double(Int64(90_000_000)) / 1_000_000).size == 4)
-        #expect(packed(0).size == 1)
-        for odd in [-0.0, -1.5, 0.1 + 0.2, 5e-7, .infinity, .greatestFiniteMagnitude, .nan] {
-            #expect(packed(odd).size == 9, "\(odd)")
-            #expect(packed(odd).back.bitPattern == odd.bitPattern, "\(odd)")
-        }
-        var random = SplitMix64(seed: 3)
-        // Up to 2^43 µs (about 100 days) the microseconds are found again exactly; beyond, a
-        // value may take its 9 bytes, but it still comes back.
-        for _ in 0..<10_000 {
-            let microseconds = Int64.random(in: 0...(Int64(1) << 43), using: &random)
-            let seconds = Double(microseconds) / 1_000_000
-            let (size, back) = packed(seconds)
-            #expect(back.bitPattern == seconds.bitPattern, "\(microseconds)")
-            #expect(size <= 7, "\(microseconds)")
-            let large = Double(Int64.random(in: 0...Int64.max, using: &random)) / 1_000_000
-            #expect(packed(large).back.bitPattern == large.bitPattern, "\(large)")
-        }
     }
 
     @Test func aStateLargerThanAChunkIsKeptWhole() {

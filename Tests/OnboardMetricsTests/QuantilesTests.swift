@@ -60,10 +60,17 @@ import Testing
     @Test func summariesOfManySamplesAreEachSamplesOwn() {
         var random = SplitMix64(seed: 34)
         // Large enough in total to be shared out among threads, and a few small or empty ones.
-        let samples: [[Double]] =
-            (0..<6).map { step in (0..<(20_000 + step)).map { _ in Double(random.next() % 100_000) / 10 } }
-            + [[], [4], [1, 2]]
-        let summaries = DurationSummary.summaries(samples)
+        // Durations in microseconds, as a replay keeps them (whole tenths of a second here).
+        let microseconds: [[Int64]] =
+            (0..<6).map { step in (0..<(20_000 + step)).map { _ in Int64(random.next() % 100_000) * 100_000 } }
+            + [[], [4_000_000], [1_000_000, 2_000_000]]
+        let summaries = DurationSummary.summaries(
+            microseconds.map { values in
+                var samples = DurationSamples()
+                for value in values { samples.append(microseconds: value) }
+                return samples
+            })
+        let samples = microseconds.map { $0.map { Double($0) / 1_000_000 } }
         #expect(summaries.count == samples.count)
         for (sample, summary) in zip(samples, summaries) {
             let sorted = sample.sorted()

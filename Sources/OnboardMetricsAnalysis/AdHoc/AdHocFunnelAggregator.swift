@@ -7,8 +7,8 @@ public struct AdHocFunnelAggregator: Sendable {
     var units = 0
     /// Units by depth reached (index 0: none).
     var byDepth: [Int]
-    var toConvert: [[Double]]
-    var fromStart: [[Double]]
+    var toConvert: [DurationSamples]
+    var fromStart: [DurationSamples]
     var users: [String: [AdHocEvent]] = [:]
     private var compact: [AdHocEvent] = []
     private var chains = AdHocFunnel.ChainBuffers()
@@ -16,7 +16,7 @@ public struct AdHocFunnelAggregator: Sendable {
     public init(funnel: AdHocFunnel) {
         self.funnel = funnel
         byDepth = Array(repeating: 0, count: funnel.steps.count + 1)
-        toConvert = Array(repeating: [], count: funnel.steps.count)
+        toConvert = Array(repeating: DurationSamples(), count: funnel.steps.count)
         fromStart = toConvert
     }
 
@@ -39,8 +39,8 @@ public struct AdHocFunnelAggregator: Sendable {
         units += 1
         byDepth[reach.depth] += 1
         for step in reach.times.indices.dropFirst() {
-            toConvert[step].append(Double(reach.times[step] - reach.times[step - 1]) / 1_000_000)
-            fromStart[step].append(Double(reach.times[step] - reach.times[0]) / 1_000_000)
+            toConvert[step].append(microseconds: reach.times[step] - reach.times[step - 1])
+            fromStart[step].append(microseconds: reach.times[step] - reach.times[0])
         }
     }
 

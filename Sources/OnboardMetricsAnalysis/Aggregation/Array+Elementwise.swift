@@ -5,9 +5,9 @@ extension Array where Element == Int {
     }
 }
 
-extension Array where Element == [Double] {
-    /// Appends `other`'s samples per entry.
-    mutating func appendSamples(_ other: [[Double]]) {
-        for index in indices where index < other.count { self[index] += other[index] }
+extension Array where Element == DurationSamples {
+    /// Appends `other`'s durations per entry (one entry per step).
+    mutating func appendSamples(_ other: [DurationSamples]) {
+        for index in indices where index < other.count { self[index].append(contentsOf: other[index]) }
     }
 }

@@ -20,24 +20,6 @@ enum PackedBytes {
         appendVarint(UInt64(bitPattern: (value << 1) ^ (value >> 63)), to: &bytes)
     }
 
-    /// Seconds as a funnel computes them, `Double(microseconds) / 1_000_000`, as a varint of
-    /// twice those microseconds: 3-5 bytes for a duration of seconds to minutes, not 8. Any other
-    /// value (negative zero, a fraction of a microsecond, a negative or huge one, infinity, NaN)
-    /// as the byte 1, then its bits. Exact either way: the short form is written only when it
-    /// reads back to the same bits.
-    static func appendSeconds(_ seconds: Double, to bytes: inout [UInt8]) {
-        let microseconds = (seconds * 1_000_000).rounded()
-        // 2^53: every integer below it converts to a Double and back exactly.
-        if microseconds >= 0, microseconds < 9_007_199_254_740_992,
-            (Double(Int64(microseconds)) / 1_000_000).bitPattern == seconds.bitPattern
-        {
-            appendVarint(UInt64(microseconds) << 1, to: &bytes)
-        } else {
-            bytes.append(1)
-            append(seconds.bitPattern, to: &bytes)
-        }
-    }
-
     /// An optional string as its UTF-8 length plus one (0 for `nil`), then its bytes. For
     /// strings a unit merges by (a tie of values settled by the string itself), which a number
     /// given in the order met could not settle alike in every read order.
@@ -86,13 +68,6 @@ enum PackedBytes {
                 if byte < 0x80 { return value }
                 shift += 7
             }
-        }
-
-        /// What ``PackedBytes/appendSeconds(_:to:)`` wrote.
-        mutating func seconds() -> Double {
-            let value = varint()
-            guard value & 1 == 0 else { return Double(bitPattern: load(UInt64.self)) }
-            return Double(Int64(value >> 1)) / 1_000_000
         }
 
         mutating func zigZag() -> Int64 {

@@ -15,7 +15,7 @@ public struct ComparisonAggregator: Sendable {
         var converted: [Int]
         var viewed: [Int]
         var skipped: [Int]
-        var onStep: [[Double]]
+        var onStep: [DurationSamples]
 
         init(stepCount: Int) {
             eligible = Array(repeating: 0, count: stepCount)
@@ -23,7 +23,7 @@ public struct ComparisonAggregator: Sendable {
             converted = eligible
             viewed = eligible
             skipped = eligible
-            onStep = Array(repeating: [], count: stepCount)
+            onStep = Array(repeating: DurationSamples(), count: stepCount)
         }
     }
 
@@ -83,7 +83,9 @@ public struct ComparisonAggregator: Sendable {
             }
             if state.viewed[index] { counts.viewed[index] += 1 }
             if state.skipped[index] { counts.skipped[index] += 1 }
-            if !state.secondsOnStep[index].isNaN { counts.onStep[index].append(state.secondsOnStep[index]) }
+            if state.microsecondsOnStep[index] != FunnelUnitState.none {
+                counts.onStep[index].append(microseconds: state.microsecondsOnStep[index])
+            }
             previousViewed = state.viewed[index]
         }
     }
@@ -96,7 +98,7 @@ public struct ComparisonAggregator: Sendable {
             makeRow(
                 step: flow.steps[index].id,
                 a: cohortRow(a, index: index, level: level), b: cohortRow(b, index: index, level: level),
-                aTimes: a.onStep[index], bTimes: b.onStep[index])
+                aTimes: a.onStep[index].seconds, bTimes: b.onStep[index].seconds)
         }
         let completion = { (counts: Counts, settled: Int) in
             ComparisonReport.CohortRow(
@@ -165,7 +167,7 @@ public struct ComparisonAggregator: Sendable {
             conversion: entered > 0 ? Double(converted) / Double(entered) : nil,
             interval: ConfidenceInterval.wilson(successes: converted, trials: entered, level: level),
             viewed: viewed, skipped: skipped, skipRate: viewed > 0 ? Double(skipped) / Double(viewed) : nil,
-            timeOnStep: DurationSummary(counts.onStep[index]))
+            timeOnStep: DurationSummary(counts.onStep[index].seconds))
     }
 
     private func makeRow(

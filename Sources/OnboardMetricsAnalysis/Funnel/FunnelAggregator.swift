@@ -19,8 +19,8 @@ public struct FunnelAggregator: Sendable {
         var inProgressHere: [Int]
         var previousReached: [Int]
         var viewedAfterPrevious: [Int]
-        var onStep: [[Double]]
-        var fromStart: [[Double]]
+        var onStep: [DurationSamples]
+        var fromStart: [DurationSamples]
 
         init(stepCount: Int) {
             let zeros = Array(repeating: 0, count: stepCount)
@@ -32,7 +32,7 @@ public struct FunnelAggregator: Sendable {
             inProgressHere = zeros
             previousReached = zeros
             viewedAfterPrevious = zeros
-            onStep = Array(repeating: [], count: stepCount)
+            onStep = Array(repeating: DurationSamples(), count: stepCount)
             fromStart = onStep
         }
     }
@@ -103,13 +103,15 @@ public struct FunnelAggregator: Sendable {
                 }
                 if state.viewed[index] {
                     group.viewed[index] += 1
-                    if !state.secondsFromStart[index].isNaN {
-                        group.fromStart[index].append(state.secondsFromStart[index])
+                    if state.microsecondsFromStart[index] != FunnelUnitState.none {
+                        group.fromStart[index].append(microseconds: state.microsecondsFromStart[index])
                     }
                 }
                 if state.completed[index] { group.completedStep[index] += 1 }
                 if state.skipped[index] { group.skipped[index] += 1 }
-                if !state.secondsOnStep[index].isNaN { group.onStep[index].append(state.secondsOnStep[index]) }
+                if state.microsecondsOnStep[index] != FunnelUnitState.none {
+                    group.onStep[index].append(microseconds: state.microsecondsOnStep[index])
+                }
                 previousViewed = state.viewed[index]
             }
         }

@@ -72,7 +72,7 @@ struct FunnelReplay: Sendable {
                 guard let index = stepIndex(events[position].stepID) else { continue }
                 if !state.viewed[index] {
                     state.viewed[index] = true
-                    state.secondsFromStart[index] = Double(time - start) / 1_000_000
+                    state.microsecondsFromStart[index] = time - start
                 }
                 lastViewTime[index] = time
                 state.lastStep = index
@@ -80,8 +80,8 @@ struct FunnelReplay: Sendable {
                 guard let index = stepIndex(events[position].stepID), let viewedAt = lastViewTime[index] else {
                     continue
                 }
-                if state.secondsOnStep[index].isNaN {
-                    state.secondsOnStep[index] = Double(time - viewedAt) / 1_000_000
+                if state.microsecondsOnStep[index] == FunnelUnitState.none {
+                    state.microsecondsOnStep[index] = time - viewedAt
                 }
                 if kind == .stepCompleted {
                     state.completed[index] = true

@@ -6,7 +6,7 @@
 /// the last step (zigzag varint), the last start (zigzag varint of its difference from the start)
 /// and the breakdown's number (varint); six bit sets of `steps` bits (eligible, viewed,
 /// completed, skipped, has a time from the start, has a time on the step); the times present
-/// (``PackedBytes/appendSeconds(_:to:)``: most in 3-5 bytes, not 8); the two origin arrays when
+/// (zigzag varints of their microseconds: 3-5 bytes for seconds to minutes); the two origin arrays when
 /// present (each origin a zigzag varint of its difference from the start). Differences wrap, so
 /// every `Int64` comes back.
 extension FunnelUnitState: PackableUnit {
@@ -35,10 +35,10 @@ extension FunnelUnitState: PackableUnit {
         PackedBytes.appendBits(count, to: &bytes) { viewed[$0] }
         PackedBytes.appendBits(count, to: &bytes) { completed[$0] }
         PackedBytes.appendBits(count, to: &bytes) { skipped[$0] }
-        PackedBytes.appendBits(count, to: &bytes) { !secondsFromStart[$0].isNaN }
-        PackedBytes.appendBits(count, to: &bytes) { !secondsOnStep[$0].isNaN }
-        for seconds in secondsFromStart where !seconds.isNaN { PackedBytes.appendSeconds(seconds, to: &bytes) }
-        for seconds in secondsOnStep where !seconds.isNaN { PackedBytes.appendSeconds(seconds, to: &bytes) }
+        PackedBytes.appendBits(count, to: &bytes) { microsecondsFromStart[$0] != Self.none }
+        PackedBytes.appendBits(count, to: &bytes) { microsecondsOnStep[$0] != Self.none }
+        for value in microsecondsFromStart where value != Self.none { PackedBytes.appendZigZag(value, to: &bytes) }
+        for value in microsecondsOnStep where value != Self.none { PackedBytes.appendZigZag(value, to: &bytes) }
         for origin in fromStartOrigins ?? [] { PackedBytes.appendZigZag(origin &- start, to: &bytes) }
         for origin in onStepOrigins ?? [] { PackedBytes.appendZigZag(origin &- start, to: &bytes) }
     }
@@ -56,13 +56,13 @@ extension FunnelUnitState: PackableUnit {
         reader.bits(count) { viewed[$0] = $1 }
         reader.bits(count) { completed[$0] = $1 }
         reader.bits(count) { skipped[$0] = $1 }
-        reader.bits(count) { secondsFromStart[$0] = $1 ? 0 : .nan }
-        reader.bits(count) { secondsOnStep[$0] = $1 ? 0 : .nan }
-        for index in 0..<count where !secondsFromStart[index].isNaN {
-            secondsFromStart[index] = reader.seconds()
+        reader.bits(count) { microsecondsFromStart[$0] = $1 ? 0 : Self.none }
+        reader.bits(count) { microsecondsOnStep[$0] = $1 ? 0 : Self.none }
+        for index in 0..<count where microsecondsFromStart[index] != Self.none {
+            microsecondsFromStart[index] = reader.zigZag()
         }
-        for index in 0..<count where !secondsOnStep[index].isNaN {
-            secondsOnStep[index] = reader.seconds()
+        for index in 0..<count where microsecondsOnStep[index] != Self.none {
+            microsecondsOnStep[index] = reader.zigZag()
         }
         let start = start
         fromStartOrigins =

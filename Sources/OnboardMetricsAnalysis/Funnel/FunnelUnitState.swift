@@ -11,10 +11,14 @@ struct FunnelUnitState: Sendable {
     var viewed: [Bool]
     var completed: [Bool]
     var skipped: [Bool]
-    /// Seconds from the start to the first view, per step (NaN: not viewed).
-    var secondsFromStart: [Double]
-    /// Seconds from the view to the completion or skip, per step (NaN: not done).
-    var secondsOnStep: [Double]
+    /// Microseconds from the start to the first view, per step (``none``: not viewed). Kept as
+    /// the microseconds the events' times give, not as seconds: a report keeps every duration
+    /// (``DurationSamples``), and whole microseconds fit in half the bytes.
+    var microsecondsFromStart: [Int64]
+    /// Microseconds from the view to the completion or skip, per step (``none``: not done).
+    var microsecondsOnStep: [Int64]
+    /// No duration: a difference of two times is never this.
+    static let none = Int64.min
     /// The step a dropped or in-progress unit was last on; nil before the first view.
     var lastStep: Int?
     var breakdown: String?
@@ -24,8 +28,8 @@ struct FunnelUnitState: Sendable {
         viewed = eligible
         completed = eligible
         skipped = eligible
-        secondsFromStart = Array(repeating: .nan, count: stepCount)
-        secondsOnStep = secondsFromStart
+        microsecondsFromStart = Array(repeating: Self.none, count: stepCount)
+        microsecondsOnStep = microsecondsFromStart
     }
 
     /// Back to what `init(stepCount:)` makes, keeping the arrays' storage.
@@ -37,8 +41,8 @@ struct FunnelUnitState: Sendable {
             viewed[index] = false
             completed[index] = false
             skipped[index] = false
-            secondsFromStart[index] = .nan
-            secondsOnStep[index] = .nan
+            microsecondsFromStart[index] = Self.none
+            microsecondsOnStep[index] = Self.none
         }
         lastStep = nil
         breakdown = nil
@@ -47,9 +51,9 @@ struct FunnelUnitState: Sendable {
         lastStart = nil
     }
 
-    /// Start of the session each `secondsFromStart` value came from (`nil`: all from `start`).
+    /// Start of the session each `microsecondsFromStart` value came from (`nil`: all from `start`).
     var fromStartOrigins: [Int64]?
-    /// Start of the session each `secondsOnStep` value came from (`nil`: all from `start`).
+    /// Start of the session each `microsecondsOnStep` value came from (`nil`: all from `start`).
     var onStepOrigins: [Int64]?
     /// Start of the session `status` and `lastStep` came from (`nil`: `start`).
     var lastStart: Int64?
@@ -71,8 +75,10 @@ struct FunnelUnitState: Sendable {
             completed[index] = completed[index] || other.completed[index]
             skipped[index] = (skipped[index] || other.skipped[index]) && !completed[index]
             Self.earliest(
-                &secondsFromStart[index], &fromOrigins[index], other.secondsFromStart[index], otherFromOrigins[index])
-            Self.earliest(&secondsOnStep[index], &onOrigins[index], other.secondsOnStep[index], otherOnOrigins[index])
+                &microsecondsFromStart[index], &fromOrigins[index], other.microsecondsFromStart[index],
+                otherFromOrigins[index])
+            Self.earliest(
+                &microsecondsOnStep[index], &onOrigins[index], other.microsecondsOnStep[index], otherOnOrigins[index])
         }
         fromStartOrigins = fromOrigins
         onStepOrigins = onOrigins
@@ -99,10 +105,10 @@ struct FunnelUnitState: Sendable {
         }
     }
 
-    /// Keeps the value of the earlier session (NaN: none); on a tie, the smaller value.
-    private static func earliest(_ value: inout Double, _ origin: inout Int64, _ other: Double, _ otherOrigin: Int64) {
-        guard !other.isNaN else { return }
-        if value.isNaN || (otherOrigin, other) < (origin, value) {
+    /// Keeps the value of the earlier session (``none``: none); on a tie, the smaller value.
+    private static func earliest(_ value: inout Int64, _ origin: inout Int64, _ other: Int64, _ otherOrigin: Int64) {
+        guard other != none else { return }
+        if value == none || (otherOrigin, other) < (origin, value) {
             value = other
             origin = otherOrigin
         }

@@ -145,7 +145,7 @@ extension SimulationReport {
                     eligible: Int(eligible), viewed: Int(viewed),
                     conversionFromStart: eligible > 0 ? viewed / eligible : nil,
                     continuationRate: recorded.map { 1 - $0.drop },
-                    timeOnStepMedian: Quantiles.quantile(sampler.secondsOnStep[baselineIndex], 0.5))
+                    timeOnStepMedian: Quantiles.quantile(sampler.secondsOnStep[baselineIndex].seconds, 0.5))
             }
             let eligible = outcome.eligible[index]
             let viewed = outcome.viewed[index]

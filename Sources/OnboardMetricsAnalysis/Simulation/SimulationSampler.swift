@@ -42,7 +42,7 @@ public struct SimulationSampler: Sendable {
     var singleSessionUsers: [UInt64: Int32] = [:]
     var repeatUsers: [UInt64: [Int32]] = [:]
     /// Seconds on each baseline step, for the recorded medians.
-    var secondsOnStep: [[Double]]
+    var secondsOnStep: [DurationSamples]
     var statistics = SimulationReport.DataSummary()
 
     /// - Throws: `SimulationError` (`.badAssumption`) for an assumption naming no candidate step.
@@ -67,7 +67,7 @@ public struct SimulationSampler: Sendable {
         stepIDs = options.baseline.steps.map(\.id)
         for step in options.candidate.steps where !stepIDs.contains(step.id) { stepIDs.append(step.id) }
         for (offset, id) in stepIDs.enumerated() { states[id] = Int32(offset) + SimulationData.firstStepState }
-        secondsOnStep = Array(repeating: [], count: options.baseline.steps.count)
+        secondsOnStep = Array(repeating: DurationSamples(), count: options.baseline.steps.count)
     }
 
     /// The state of a step id, if it is a step of either flow.
@@ -111,8 +111,8 @@ public struct SimulationSampler: Sendable {
         for (index, skipped) in state.skipped.enumerated() where skipped {
             signature.skipped.append(Int32(index) + SimulationData.firstStepState)
         }
-        for (index, seconds) in state.secondsOnStep.enumerated() where !seconds.isNaN {
-            secondsOnStep[index].append(seconds)
+        for (index, microseconds) in state.microsecondsOnStep.enumerated() where microseconds != FunnelUnitState.none {
+            secondsOnStep[index].append(microseconds: microseconds)
         }
         let number = intern(signature)
         statistics.sessions += 1

@@ -1,0 +1,42 @@
+import Foundation
+import OnboardMetricsStatistics
+import Testing
+
+@testable import OnboardMetricsAnalysis
+
+@Suite struct DurationSamplesTests {
+    /// Every duration comes back as the seconds the replay computed before it kept microseconds
+    /// (`Double(microseconds) / 1_000_000`), bit for bit and in the order added, whether it was
+    /// kept in 4 bytes or, past 71 minutes or below zero, in 8.
+    @Test func durationsComeBackAsTheirSecondsInOrder() {
+        var random = SplitMix64(seed: 19)
+        let edges: [Int64] = [
+            0, 1, 999_999, 6_302_000, Int64(UInt32.max) - 1, Int64(UInt32.max), Int64(UInt32.max) + 1, -1,
+            -6_302_000, Int64.max, Int64.min + 1,
+        ]
+        var added: [Int64] = edges
+        for _ in 0..<5_000 {
+            added.append(
+                Bool.random(using: &random)
+                    ? Int64.random(in: 0...10_000_000_000, using: &random)
+                    : Int64.random(in: Int64.min + 1...Int64.max, using: &random))
+        }
+        var samples = DurationSamples()
+        for microseconds in added { samples.append(microseconds: microseconds) }
+        #expect(samples.count == added.count)
+        #expect(samples.seconds.map(\.bitPattern) == added.map { (Double($0) / 1_000_000).bitPattern })
+    }
+
+    /// Merging parts keeps each part's order, one after the other, as concatenating the seconds did.
+    @Test func appendingAPartKeepsBothOrders() {
+        var first = DurationSamples()
+        var second = DurationSamples()
+        for value: Int64 in [5_000_000, -2, 9_000_000_000] { first.append(microseconds: value) }
+        for value: Int64 in [7_000_000_000, 3, -4_000_000] { second.append(microseconds: value) }
+        var merged = [first, DurationSamples()]
+        merged.appendSamples([second, second])
+        #expect(merged[0].seconds == first.seconds + second.seconds)
+        #expect(merged[1].seconds == second.seconds)
+        #expect(merged[0].seconds == [5, -0.000002, 9_000, 7_000, 0.000003, -4])
+    }
+}
