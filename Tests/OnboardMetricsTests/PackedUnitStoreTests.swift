@@ -136,6 +136,30 @@ import Testing
         }
     }
 
+    @Test func anExperimentRecordComesBackAsItWasStored() {
+        var random = SplitMix64(seed: 23)
+        let variants = ["", "control", "treatment-ü", "a,b\"c\u{0}"]
+        var records: [ExperimentAggregator.UnitRecord] = []
+        for metrics in [0, 1, 3, 9] {
+            for _ in 0..<100 {
+                var record = ExperimentAggregator.UnitRecord(
+                    variant: variants.randomElement(using: &random) ?? "",
+                    exposedAt: Int64.random(in: Int64.min...Int64.max, using: &random),
+                    eligible: (0..<metrics).map { _ in Bool.random(using: &random) },
+                    converted: (0..<metrics).map { _ in Bool.random(using: &random) })
+                record.mixed = Bool.random(using: &random)
+                records.append(record)
+            }
+            let part = records.suffix(100)
+            let stored = Self.readBack(part.enumerated().map { ("user-\($0)", $1) }, stepCount: metrics)
+            for (index, record) in part.enumerated() {
+                let back = stored["user-\(index)"]
+                #expect(back?.variant == record.variant && back?.exposedAt == record.exposedAt)
+                #expect(back?.mixed == record.mixed && back?.outcomes == record.outcomes)
+            }
+        }
+    }
+
     @Test func aUnitListUnitComesBackAsItWasStoredButForItsUserID() {
         var random = SplitMix64(seed: 5)
         let steps = 6

@@ -5,7 +5,7 @@ extension ExperimentAggregator: SessionAggregator {
             mine.eligible.addElements(theirs.eligible)
             mine.conversions.addElements(theirs.conversions)
         }
-        users.mergeValues(other.users) { $0.merge($1) }
+        users.merge(other.users)
     }
 }
 

@@ -3,7 +3,8 @@ import OnboardMetricsReader
 import OnboardMetricsStatistics
 
 /// Collects, per variant, exposed units and per metric the eligible and converted ones, one
-/// session at a time. Per session nothing per unit is kept; per user a small record per user is.
+/// session at a time. Per session nothing per unit is kept; per user a small record per user is,
+/// packed (``PackedUnitStore``).
 public struct ExperimentAggregator: Sendable {
     struct Counts {
         var units = 0
@@ -12,7 +13,7 @@ public struct ExperimentAggregator: Sendable {
     }
 
     /// One unit's exposure and outcome per metric.
-    struct UnitRecord {
+    struct UnitRecord: Sendable {
         var variant: String
         var exposedAt: Int64
         var mixed = false
@@ -34,7 +35,8 @@ public struct ExperimentAggregator: Sendable {
     let correction: MultipleComparisonCorrection
     let windowMicroseconds: Int64
     var counts: [String: Counts] = [:]
-    var users: [String: UnitRecord] = [:]
+    var users: PackedUnitStore<UnitRecord>
+    private var scratch: UnitRecord
 
     /// - Parameter correction: how the p-values of all variant × metric comparisons are adjusted
     ///   together; Holm by default.
@@ -42,6 +44,8 @@ public struct ExperimentAggregator: Sendable {
         self.options = options
         self.correction = correction
         windowMicroseconds = DurationText.microseconds(options.window)
+        users = PackedUnitStore(stepCount: options.metrics.count)
+        scratch = UnitRecord(stepCount: options.metrics.count)
     }
 
     public mutating func add(_ session: RecordedSession) {
@@ -49,12 +53,7 @@ public struct ExperimentAggregator: Sendable {
         switch options.unit {
         case .session: count(record)
         case .user:
-            guard var existing = users[session.userID] else {
-                users[session.userID] = record
-                return
-            }
-            existing.merge(record)
-            users[session.userID] = existing
+            users.merge(record, user: session.userID, scratch: &scratch)
         }
     }
 
@@ -67,10 +66,12 @@ public struct ExperimentAggregator: Sendable {
 
     mutating func finish() -> (counts: [String: Counts], mixed: Int) {
         var mixed = 0
-        for record in users.values {
+        // Taken out first: counting changes the aggregator that holds the store.
+        let held = users
+        users = PackedUnitStore(stepCount: options.metrics.count)
+        held.forEach { _, record in
             if record.mixed { mixed += 1 } else { count(record) }
         }
-        users = [:]
         return (counts, mixed)
     }
 
