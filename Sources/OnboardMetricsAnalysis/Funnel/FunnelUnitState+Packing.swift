@@ -6,9 +6,9 @@
 /// the last step (zigzag varint), the last start (zigzag varint of its difference from the start)
 /// and the breakdown's number (varint); six bit sets of `steps` bits (eligible, viewed,
 /// completed, skipped, has a time from the start, has a time on the step); the times present
-/// (zigzag varints of their microseconds: 3-5 bytes for seconds to minutes); the two origin arrays when
-/// present (each origin a zigzag varint of its difference from the start). Differences wrap, so
-/// every `Int64` comes back.
+/// (zigzag varints of their microseconds: 3-5 bytes for seconds to minutes); the two origin
+/// arrays when present (each origin a zigzag varint of its difference from the start).
+/// Differences wrap, so every `Int64` comes back.
 extension FunnelUnitState: PackableUnit {
     private enum Bit {
         static let lastStep: UInt8 = 1 << 2
