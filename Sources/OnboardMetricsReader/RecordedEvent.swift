@@ -3,8 +3,9 @@ import OnboardMetricsSDK
 
 /// One recorded event, as replay needs it: what happened, where, and when (skew-corrected).
 public struct RecordedEvent: Sendable, Hashable {
-    // Stored largest first: in the order of the docs, padding made an event 96 bytes, not 88
-    // (a long-running process keeps millions: `SessionCache`).
+    // Stored largest first, `seq` and the flow version in 32 bits each (as the events table
+    // holds them): 80 bytes, where in the order of the docs padding made an event 96 (a
+    // long-running process keeps millions: `SessionCache`).
     /// The flow the event belongs to.
     public var flowID: String?
     /// The step, where relevant.
@@ -14,14 +15,30 @@ public struct RecordedEvent: Sendable, Hashable {
     /// Skew-corrected time, microseconds since 1970: in a ``RecordedSession``, the app's
     /// `occurred_at` shifted by its session's clock offset (see ``SessionGrouper``).
     public var time: Int64
-    /// Position within the session.
-    public var seq: Int
     /// The event's properties (empty for most step events).
     public var properties: [String: JSONValue]
-    /// That flow's version.
-    public var flowVersion: Int?
+    private var storedSeq: Int32
+    /// 0 when there is none, so that equal events compare equal.
+    private var storedFlowVersion: Int32
+    private var hasFlowVersion: Bool
     /// What happened.
     public var kind: EventKind
+
+    /// Position within the session: an `int4`, as the events table holds it (a value beyond
+    /// 32 bits is clamped).
+    public var seq: Int {
+        get { Int(storedSeq) }
+        set { storedSeq = Int32(clamping: newValue) }
+    }
+
+    /// That flow's version: an `int4`, as the events table holds it (clamped beyond 32 bits).
+    public var flowVersion: Int? {
+        get { hasFlowVersion ? Int(storedFlowVersion) : nil }
+        set {
+            hasFlowVersion = newValue != nil
+            storedFlowVersion = newValue.map { Int32(clamping: $0) } ?? 0
+        }
+    }
 
     /// Creates a recorded event.
     public init(
@@ -30,11 +47,12 @@ public struct RecordedEvent: Sendable, Hashable {
     ) {
         self.kind = kind
         self.flowID = flowID
-        self.flowVersion = flowVersion
+        hasFlowVersion = flowVersion != nil
+        storedFlowVersion = flowVersion.map { Int32(clamping: $0) } ?? 0
         self.stepID = stepID
         self.name = name
         self.time = time
-        self.seq = seq
+        storedSeq = Int32(clamping: seq)
         self.properties = properties
     }
 

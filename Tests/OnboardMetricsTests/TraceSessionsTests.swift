@@ -90,8 +90,24 @@ import Testing
         #expect(seen == [Array(1...12), Array(1...3), Array(1...40), [1], Array(1...7)])
     }
 
-    /// Millions are kept: the fields are stored largest first, so padding adds 1 byte, not 9.
-    @Test func aRecordedEventTakes88Bytes() {
-        #expect(MemoryLayout<RecordedEvent>.stride == 88)
+    /// Millions are kept: the fields are stored largest first, `seq` and the flow version in 32
+    /// bits each, so an event takes 80 bytes.
+    @Test func aRecordedEventTakes80Bytes() {
+        #expect(MemoryLayout<RecordedEvent>.stride == 80)
+    }
+
+    /// `seq` and the flow version are kept in 32 bits, as the events table holds them: within
+    /// that range they come back as given, beyond it clamped, and no flow version stays `nil`.
+    @Test func seqAndFlowVersionKeepTheEventsTablesRange() {
+        for value in [0, 1, -1, Int(Int32.max), Int(Int32.min)] {
+            let event = RecordedEvent(kind: .stepViewed, flowVersion: value, time: 0, seq: value)
+            #expect(event.seq == value && event.flowVersion == value)
+        }
+        var event = RecordedEvent(kind: .custom, time: 0, seq: Int(Int32.max) + 1)
+        #expect(event.seq == Int(Int32.max) && event.flowVersion == nil)
+        event.flowVersion = Int(Int32.min) - 1
+        #expect(event.flowVersion == Int(Int32.min))
+        event.flowVersion = nil
+        #expect(event.flowVersion == nil && event == RecordedEvent(kind: .custom, time: 0, seq: Int(Int32.max)))
     }
 }
