@@ -29,6 +29,14 @@ struct PackedUnitStore<Unit: PackableUnit>: Sendable {
     /// How many users the store holds.
     var count: Int { positions.count }
 
+    /// Everything the store holds, leaving it empty (same step count): a report counts the units
+    /// of the store returned, changing the aggregator that held it, and they are let go once read.
+    mutating func takeAll() -> PackedUnitStore {
+        let all = self
+        self = PackedUnitStore(stepCount: stepCount, chunkSize: chunkSize)
+        return all
+    }
+
     /// Merges `state` into what the store holds for `user` (``PackableUnit/merge(_:)``), or
     /// keeps it as their first; `scratch` (with the flow's step count) is reused to unpack.
     mutating func merge(_ state: Unit, user: String, scratch: inout Unit) {

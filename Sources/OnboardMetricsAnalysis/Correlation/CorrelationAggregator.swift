@@ -90,9 +90,7 @@ public struct CorrelationAggregator: Sendable {
 
     public mutating func report() -> CorrelationReport {
         if options.funnel.unit == .user {
-            let held = users
-            users = PackedUnitStore(stepCount: flow.steps.count)
-            held.forEach { count($1) }
+            users.takeAll().forEach { count($1) }
         }
         let reportGroups = groups.keys.sorted().compactMap { key -> CorrelationReport.Group? in
             guard let counts = groups[key] else { return nil }

@@ -139,9 +139,7 @@ public struct DiscoveryAggregator: Sendable {
 
     public mutating func report() -> DiscoveryReport {
         if options.unit == .user {
-            let held = users
-            users = PackedUnitStore(stepCount: 0)
-            held.forEach { count($1) }
+            users.takeAll().forEach { count($1) }
         }
         let level = options.level
         let rows = highlights.keys.sorted().compactMap { id -> DiscoveryReport.HighlightRow? in

@@ -66,10 +66,7 @@ public struct ExperimentAggregator: Sendable {
 
     mutating func finish() -> (counts: [String: Counts], mixed: Int) {
         var mixed = 0
-        // Taken out first: counting changes the aggregator that holds the store.
-        let held = users
-        users = PackedUnitStore(stepCount: options.metrics.count)
-        held.forEach { _, record in
+        users.takeAll().forEach { _, record in
             if record.mixed { mixed += 1 } else { count(record) }
         }
         return (counts, mixed)

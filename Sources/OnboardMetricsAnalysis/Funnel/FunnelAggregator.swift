@@ -119,9 +119,7 @@ public struct FunnelAggregator: Sendable {
 
     public mutating func report() -> FunnelReport {
         if options.unit == .user {
-            let held = users
-            users = PackedUnitStore<FunnelUnitState>(stepCount: flow.steps.count)
-            held.forEach { count($1) }
+            users.takeAll().forEach { count($1) }
         }
         let keys = groups.keys.sorted()
         let reportGroups = keys.compactMap { key -> FunnelReport.Group? in

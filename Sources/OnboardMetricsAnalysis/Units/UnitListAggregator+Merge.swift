@@ -14,8 +14,7 @@ extension UnitListAggregator: SessionAggregator {
         if options.unit == .user {
             // The store is let go once read, and the units sorted in place: with the store, a
             // sorted copy and the rows all held at once, 569k people listed took 356 MB.
-            let held = users
-            users = PackedUnitStore(stepCount: flow.steps.count)
+            let held = users.takeAll()
             // Counted first, so the units are allocated once: grown by doubling, the old and the
             // new storage were held together at the last step (100 MB for 569k units).
             var matching = 0
