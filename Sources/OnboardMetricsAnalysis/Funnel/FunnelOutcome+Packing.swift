@@ -1,6 +1,7 @@
-/// A ``FunnelOutcome`` as bytes, for the packed people of paths and retention: a header byte (the
-/// status in the low two bits, bit 2 when there is a last step, bits 3 to 7 the caller's own),
-/// then the start less the previous outcome's and the last step when present, as varints.
+/// A ``FunnelOutcome`` as bytes, for packed funnel states and the people of paths and retention:
+/// a header byte (the status in the low two bits, bit 2 when there is a last step, bits 3 to 7
+/// the caller's own), then the start less the previous outcome's and the last step when present,
+/// as varints.
 extension FunnelOutcome {
     /// The header's bit saying a last step follows.
     private static let hasLastStep: UInt8 = 1 << 2

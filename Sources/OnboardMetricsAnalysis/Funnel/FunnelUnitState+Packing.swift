@@ -2,16 +2,16 @@
 /// unit has one, the breakdown as a number the store gives it. Exact: every field, every time's
 /// bits, and `nil` apart from a value, come back as they were.
 ///
-/// Layout: one byte of presence and status; the start (8 bytes, little-endian); when present,
-/// the last step (zigzag varint), the last start (zigzag varint of its difference from the start)
-/// and the breakdown's number (varint); six bit sets of `steps` bits (eligible, viewed,
+/// Layout: its outcome (`FunnelOutcome+Packing`: status, start and last step, with this state's
+/// presence bits in the header); when present, the last start (zigzag varint of its difference
+/// from the start) and the breakdown's number (varint); six bit sets of `steps` bits (eligible, viewed,
 /// completed, skipped, has a time from the start, has a time on the step); the times present
 /// (zigzag varints of their microseconds: 3-5 bytes for seconds to minutes); the two origin
 /// arrays when present (each origin a zigzag varint of its difference from the start).
 /// Differences wrap, so every `Int64` comes back.
 extension FunnelUnitState: PackableUnit {
+    /// Bits 3 to 6 of the outcome's header (bits 0 to 2 are the outcome's own).
     private enum Bit {
-        static let lastStep: UInt8 = 1 << 2
         static let lastStart: UInt8 = 1 << 3
         static let breakdown: UInt8 = 1 << 4
         static let fromStartOrigins: UInt8 = 1 << 5
@@ -19,15 +19,12 @@ extension FunnelUnitState: PackableUnit {
     }
 
     func pack(into bytes: inout [UInt8], breakdownNumber: UInt32) {
-        var header = status.packed
-        if lastStep != nil { header |= Bit.lastStep }
-        if lastStart != nil { header |= Bit.lastStart }
-        if breakdown != nil { header |= Bit.breakdown }
-        if fromStartOrigins != nil { header |= Bit.fromStartOrigins }
-        if onStepOrigins != nil { header |= Bit.onStepOrigins }
-        bytes.append(header)
-        PackedBytes.append(start, to: &bytes)
-        if let lastStep { PackedBytes.appendZigZag(Int64(lastStep), to: &bytes) }
+        var flags: UInt8 = 0
+        if lastStart != nil { flags |= Bit.lastStart }
+        if breakdown != nil { flags |= Bit.breakdown }
+        if fromStartOrigins != nil { flags |= Bit.fromStartOrigins }
+        if onStepOrigins != nil { flags |= Bit.onStepOrigins }
+        FunnelOutcome(self).pack(into: &bytes, previousStart: 0, flags: flags)
         if let lastStart { PackedBytes.appendZigZag(lastStart &- start, to: &bytes) }
         if breakdown != nil { PackedBytes.appendVarint(UInt64(breakdownNumber), to: &bytes) }
         let count = eligible.count
@@ -45,10 +42,8 @@ extension FunnelUnitState: PackableUnit {
 
     /// Reads a state into `self`, which has the flow's step count, keeping the arrays' storage.
     mutating func unpack(from reader: inout PackedBytes.Reader, breakdown name: (UInt32) -> String) {
-        let header = reader.byte()
-        status = Status(packed: header)
-        start = reader.load(Int64.self)
-        lastStep = header & Bit.lastStep != 0 ? Int(reader.zigZag()) : nil
+        let (outcome, header) = FunnelOutcome.unpack(from: &reader, previousStart: 0)
+        (status, start, lastStep) = (outcome.status, outcome.start, outcome.lastStep)
         lastStart = header & Bit.lastStart != 0 ? start &+ reader.zigZag() : nil
         breakdown = header & Bit.breakdown != 0 ? name(UInt32(truncatingIfNeeded: reader.varint())) : nil
         let count = eligible.count
