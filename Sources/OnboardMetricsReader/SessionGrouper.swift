@@ -316,7 +316,7 @@ public struct SessionGrouper {
             if shift != 0 { for index in events.indices { events[index].time += shift } }
             return
         }
-        let sorted = Array(Set(runs.lazy.map(\.offset).filter { $0 != unknownOffset })).sorted()
+        let sorted = Array(Set(runs.lazy.map { $0.offset }.filter { $0 != unknownOffset })).sorted()
         var index = 0
         for run in runs {
             defer { index += run.count }

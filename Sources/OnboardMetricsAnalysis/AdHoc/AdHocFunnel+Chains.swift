@@ -69,7 +69,7 @@ extension AdHocFunnel {
                 ($0.element.time, $0.element.rank, $0.element.seq, $0.offset)
                     < ($1.element.time, $1.element.rank, $1.element.seq, $1.offset)
             }
-            events = sorted.map(\.element)
+            events = sorted.map { $0.element }
         }
         switch order {
         case .ordered, .strict: return chainReach(events, buffers: &buffers)

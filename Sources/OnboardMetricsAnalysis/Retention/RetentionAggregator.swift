@@ -80,7 +80,7 @@ public struct RetentionAggregator: Sendable {
             low = min(low, event.time)
             high = max(high, event.time)
         }
-        guard high - low <= dayLength else { return events.map(\.time) }
+        guard high - low <= dayLength else { return events.map { $0.time } }
         return low == high ? [low] : [low, high]
     }
 

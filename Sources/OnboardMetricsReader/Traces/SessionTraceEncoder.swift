@@ -129,7 +129,7 @@ extension SessionTrace {
             if stringEnds.count == Self.scanLimit + 1 {
                 // From now on by hash: index the strings so far.
                 for index in stringEnds.indices {
-                    let hash = stringBytes[start(of: index)..<stringEnds[index]].withUnsafeBytes(\.contentHash)
+                    let hash = stringBytes[start(of: index)..<stringEnds[index]].withUnsafeBytes { $0.contentHash }
                     numbers[hash, default: []].append(index)
                 }
             }

@@ -85,12 +85,12 @@ struct TraceSessionGrouper {
             done.offsets.removeAll(keepingCapacity: true)
             swap(&spareOffsets, &done.offsets)
         }
-        let storage = events.withUnsafeBufferPointer(\.baseAddress)
+        let storage = events.withUnsafeBufferPointer { $0.baseAddress }
         try emit(SessionGrouper.session(done, events: &events))
         guard !sessionsKept else { return }
         // Kept by the consumer, the array is shared, and emptying it makes a new one.
         events.removeAll(keepingCapacity: true)
-        if events.withUnsafeBufferPointer(\.baseAddress) == storage {
+        if events.withUnsafeBufferPointer { $0.baseAddress } == storage {
             spareEvents = events
         } else {
             sessionsKept = true
