@@ -39,35 +39,24 @@ fi
 python="$venv/bin/python"
 
 source scripts/bench/setup.sh
+source scripts/bench/dashboard.sh
 best() { printf '%s\n' "$@" | sort -g | head -1; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 steps="welcome,modules,consent,account"
-dash_pid=""
-# Starts `funnel dashboard` on database URL $1 (kept sessions up to 100M events) and signs in.
-start_dashboard() {
+# Starts `funnel dashboard` on database URL $1 (kept sessions up to 100M events) and signs in,
+# the health-study flow stored first.
+start_kept_dashboard() {
     local url="$1"
     # From stdin: psql interpolates :'def' there, not in -c.
     psql -Xq "$url" -v def="$(cat examples/flows/health-study.json)" \
         <<< "INSERT INTO flows (flow_id, version, definition) VALUES ('health-study', 1, :'def'::jsonb) ON CONFLICT DO NOTHING"
-    local secret
-    secret="$("$bin/funnel" viewers create bench --database-url "$url" --quiet | tail -1)"
-    "$bin/funnel" dashboard --port 0 --database-url "$url" --cache-events 100000000 --quiet \
-        > "$work/dashboard.out" 2> "$work/dashboard.err" &
-    dash_pid=$!
-    bench_cleanup_hooks+=("kill $dash_pid 2>/dev/null")
-    for _ in $(seq 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
-    dash_base="$(head -1 "$work/dashboard.out")"
-    [ -n "$dash_base" ] || { cat "$work/dashboard.err" >&2; exit 1; }
-    curl -fsS -o /dev/null -c "$work/cookies" --data-urlencode "name=bench" --data-urlencode "secret=$secret" "$dash_base/login"
+    start_dashboard "$bin/funnel" "$url" --cache-events 100000000 --quiet
 }
-stop_dashboard() { kill "$dash_pid"; wait "$dash_pid" 2>/dev/null || true; }
 # The autovacuum workers at work now ("none"): on two cores, a first page's time moves with them.
 autovacuum_now() {
     psql -XtA "$admin" -c "SELECT coalesce(string_agg(datname || ' ' || regexp_replace(query, '^autovacuum: ', ''), '; '), 'none')
         FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'"
 }
-# One JSON page of the dashboard into file $2; prints the seconds it took.
-dash_get() { curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o "$2" -w '%{time_total}' "$dash_base$1"; }
 # The dashboard's pages saved as $2 and $3 (JSON, in $work) equal the CLI's reports on database $1
 # now, report_end aside (the dashboard's runs to now, the CLI's without --until here).
 same_as_cli() {
@@ -108,15 +97,15 @@ measure() {
     # (made right after the ingest when dash_right holds those two times).
     local dsteps_s=() dflow_s=()
     for run in $(seq 0 "$repeat"); do
-        dsteps_s+=("$(dash_get "$dash_steps" "$work/dsteps-$run.json")")
-        dflow_s+=("$(dash_get "$dash_flow" "$work/dflow-$run.json")")
+        dsteps_s+=("$(dashboard_get "$dash_steps" "$work/dsteps-$run.json")")
+        dflow_s+=("$(dashboard_get "$dash_flow" "$work/dflow-$run.json")")
     done
     local dsteps_cold="${dsteps_s[0]}" dflow_cold="${dflow_s[0]}"
     [ -z "$dash_right" ] || read -r dsteps_cold dflow_cold <<< "$dash_right"
     dsteps_s=("${dsteps_s[@]:1}")
     dflow_s=("${dflow_s[@]:1}")
     local dash_mb
-    dash_mb=$(( $(awk '/^VmHWM/ { print $2 }' "/proc/$dash_pid/status") / 1024 ))
+    dash_mb=$(( $(dashboard_kb VmHWM) / 1024 ))
     local steps_s=() flow_s=() copy_s=()
     # The first report after new events is the cold one: after the bulk load it builds every
     # trace; after the 1 % more the ingest has built the new sessions' and it reads them.
@@ -188,7 +177,7 @@ for events in "${sizes[@]}"; do
     "$bin/funnel" ingest "$work/events.jsonl" --database-url "$url" --quiet >/dev/null
     psql -Xq "$url" -c "VACUUM ANALYZE events" -c "CHECKPOINT"
     export_to_clickhouse "$url" "$folder" ""
-    start_dashboard "$url"
+    start_kept_dashboard "$url"
     rows=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
     dash_right=""
     results+=("$rows $(measure "$url" "$folder" "$rows events")")
@@ -200,7 +189,7 @@ for events in "${sizes[@]}"; do
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 43 --out "$work/more.jsonl" >/dev/null
     "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet --format json > "$work/more-ingest.json"
     vacuum_before="$(autovacuum_now)"
-    dash_right="$(dash_get "$dash_steps" "$work/dright-steps.json") $(dash_get "$dash_flow" "$work/dright-flow.json")"
+    dash_right="$(dashboard_get "$dash_steps" "$work/dright-steps.json") $(dashboard_get "$dash_flow" "$work/dright-flow.json")"
     echo "+1 % first pages: autovacuum before them: $vacuum_before; after them: $(autovacuum_now)" >&2
     "$python" - "$work/more-ingest.json" >&2 <<'PY'
 import json, sys
@@ -222,7 +211,7 @@ PY
     "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
     sleep 7
     vacuum_before="$(autovacuum_now)"
-    later="$(dash_get "$dash_steps" "$work/dlater-steps.json") $(dash_get "$dash_flow" "$work/dlater-flow.json")"
+    later="$(dashboard_get "$dash_steps" "$work/dlater-steps.json") $(dashboard_get "$dash_flow" "$work/dlater-flow.json")"
     echo "+1 % again, pages 7 s later: autovacuum before them: $vacuum_before; after them: $(autovacuum_now)" >&2
     same_as_cli "$url" dlater-steps dlater-flow "+1 % again"
     rows_later=$(psql -XtA "$url" -c "SELECT count(*) FROM events")

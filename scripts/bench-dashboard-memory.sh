@@ -15,29 +15,19 @@ url="$1"
 shift
 work="$(mktemp -d "${TMPDIR:-/tmp}/bench-dashboard-memory.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
+source "$(dirname "$0")/bench/dashboard.sh"
 for bin in "$@"; do
     [ -x "$bin" ] || { echo "bench-dashboard-memory: $bin is not an executable" >&2; exit 66; }
-    name="bench$RANDOM"
-    secret="$("$bin" viewers create "$name" --database-url "$url" --quiet | tail -1)"
-    "$bin" dashboard --port 0 --database-url "$url" --quiet --cache-events 100000000 >"$work/out" 2>"$work/err" &
-    pid=$!
-    for _ in $(seq 300); do [ -s "$work/out" ] && break; sleep 0.1; done
-    base="$(head -1 "$work/out")"
-    [ -n "$base" ] || { cat "$work/err" >&2; kill "$pid"; exit 1; }
-    curl -fsS -o /dev/null -c "$work/cookies" --data-urlencode "name=$name" --data-urlencode "secret=$secret" \
-        "$base/login"
+    start_dashboard "$bin" "$url" --quiet --cache-events 100000000
     times=""
     for _ in 1 2; do
         for page in "/funnel?steps=welcome,modules,consent,account&window=7d" "/flows/health-study"; do
-            times+="$(curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o "$work/page.json" \
-                -w '%{time_total}' "$base$page") "
+            times+="$(dashboard_get "$page" "$work/page.json") "
         done
     done
-    peak="$(awk '/VmHWM/ { print $2 }' "/proc/$pid/status")"
-    resident="$(awk '/VmRSS/ { print $2 }' "/proc/$pid/status")"
+    peak="$(dashboard_kb VmHWM)"
+    resident="$(dashboard_kb VmRSS)"
     digest="$(grep -v report_end "$work/page.json" | md5sum | cut -c1-12)"
     echo "$bin: pages (ad-hoc, flow; twice) ${times% } s; VmHWM $((peak / 1024)) MB; VmRSS $((resident / 1024)) MB; flow page md5 $digest"
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
-    "$bin" viewers remove "$name" --database-url "$url" --quiet >/dev/null 2>&1 || true
+    stop_dashboard
 done

@@ -22,9 +22,9 @@ else
 fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench-dashboard.XXXXXX")"
 chmod 755 "$work"
-server=""
+source scripts/bench/dashboard.sh
 cleanup() {
-    [ -z "$server" ] || kill "$server" 2>/dev/null || true
+    [ -z "$dashboard_pid" ] || kill "$dashboard_pid" 2>/dev/null || true
     "$bin/funnel" db stop --data-dir "$work/pg" --quiet >/dev/null 2>&1 || true
     rm -rf "$work"
 }
@@ -41,12 +41,8 @@ start=$(now)
 echo "demo data: $sessions sessions in $(since "$start") s"
 url="$("$bin/funnel" db start --data-dir "$work/pg" --quiet)"
 events=$(psql -XtA "$url" -c "SELECT count(*) FROM events")
-secret="$("$bin/funnel" viewers create bench --database-url "$url" --quiet | tail -1)"
-"$bin/funnel" dashboard --port 0 --database-url "$url" > "$work/dashboard.out" 2> "$work/dashboard.err" &
-server=$!
-for _ in $(seq 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
-base="$(head -1 "$work/dashboard.out")"
-[ -n "$base" ] || { cat "$work/dashboard.err" >&2; exit 1; }
+start_dashboard "$bin/funnel" "$url"
+base="$dashboard_base"
 until="$(psql -XtA "$url" -c "SELECT to_char((max(occurred_at) + interval '1 day') AT TIME ZONE 'UTC', 'YYYY-MM-DD')  FROM events")"
 echo "$events events; dashboard at $base; until $until; postgres $(psql -XtA "$url" -c 'SHOW server_version'); cores $(nproc)"
 
@@ -59,8 +55,8 @@ measure() {
     local sep="?"
     [[ "$path" == *"?"* ]] && sep="&"
     for _ in $(seq "$repeat"); do
-        html+=("$(curl -fsS -o /dev/null -w '%{time_total}' -u "bench:$secret" "$base$path${sep}until=$until")")
-        json+=("$(curl -fsS -o "$work/page.json" -w '%{time_total}' -u "bench:$secret" -H 'Accept: application/json' "$base$path${sep}until=$until")")
+        html+=("$(curl -fsS -o /dev/null -w '%{time_total}' -u "$dashboard_viewer:$dashboard_secret" "$base$path${sep}until=$until")")
+        json+=("$(curl -fsS -o "$work/page.json" -w '%{time_total}' -u "$dashboard_viewer:$dashboard_secret" -H 'Accept: application/json' "$base$path${sep}until=$until")")
         if [ "$#" -gt 0 ]; then
             local start
             start=$(now)

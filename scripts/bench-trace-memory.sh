@@ -21,6 +21,7 @@ cd "$(dirname "$0")/.."
 sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(10000000)
 source scripts/bench/setup.sh
+source scripts/bench/dashboard.sh
 until_bound="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 flow=examples/flows/health-study.json
 timed() {
@@ -36,22 +37,15 @@ timed_command() {
 # arguments go to the dashboard); prints their times and the server's peak memory.
 dashboard() {
     local url="$1" label="$2"; shift 2
-    local name="bench$RANDOM" secret pid base times=""
-    secret="$("$bin/funnel" viewers create "$name" --database-url "$url" --quiet | tail -1)"
-    "$bin/funnel" dashboard --port 0 --database-url "$url" --quiet "$@" > "$work/dashboard.out" 2> "$work/dashboard.err" &
-    pid=$!
-    for _ in $(seq 100); do [ -s "$work/dashboard.out" ] && break; sleep 0.1; done
-    base="$(head -1 "$work/dashboard.out")"
-    [ -n "$base" ] || { cat "$work/dashboard.err" >&2; exit 1; }
-    curl -fsS -o /dev/null -c "$work/cookies" --data-urlencode "name=$name" --data-urlencode "secret=$secret" "$base/login"
+    local times=""
+    start_dashboard "$bin/funnel" "$url" --quiet "$@"
     for _ in 1 2 3; do
         for page in "/funnel?steps=welcome,modules,consent,account&window=7d" "/flows/health-study"; do
-            times+="$(curl -fsS -b "$work/cookies" -H 'Accept: application/json' -o /dev/null -w '%{time_total}' "$base$page") "
+            times+="$(dashboard_get "$page" /dev/null) "
         done
     done
-    echo "dashboard, $label: pages (ad-hoc funnel, flow; three rounds) ${times% } s; peak $(awk '/VmHWM/ { print $2 }' "/proc/$pid/status") KB"
-    kill "$pid"
-    wait "$pid" 2>/dev/null || true
+    echo "dashboard, $label: pages (ad-hoc funnel, flow; three rounds) ${times% } s; peak $(dashboard_kb VmHWM) KB"
+    stop_dashboard
 }
 for events in "${sizes[@]}"; do
     db="bench_mem_$events"

@@ -47,10 +47,25 @@ public final class SessionCache: Sendable {
     }
 
     /// Where one trace's sessions are in ``Entry/sessions``.
+    ///
+    /// Stored in 32 bits each: a grouping keeps a slot for every trace (842,000 at 10M events),
+    /// in a dictionary of twice as many buckets, so 64-bit fields took 168 MB for the two
+    /// groupings where these take 118 MB. No kept array reaches 2^32 sessions (``Entry/isFull``),
+    /// and one trace's events fit in a `bytea`.
     struct Slot: Sendable {
-        var start: Int
-        var count: Int
-        var events: Int
+        private var storedStart: UInt32
+        private var storedCount: UInt32
+        private var storedEvents: UInt32
+
+        var start: Int { Int(storedStart) }
+        var count: Int { Int(storedCount) }
+        var events: Int { Int(storedEvents) }
+
+        init(start: Int, count: Int, events: Int) {
+            storedStart = UInt32(clamping: start)
+            storedCount = UInt32(clamping: count)
+            storedEvents = UInt32(clamping: events)
+        }
     }
 
     /// The grouping a set of kept sessions was made with: another needs sessions of its own.
@@ -73,6 +88,9 @@ public final class SessionCache: Sendable {
         /// Sessions whose event ids are not all UUIDv7: while any is kept, reports read the events.
         private(set) var irregular: Set<UUID> = []
         private(set) var events = 0
+        /// Whether the sessions array is as long as a ``Slot`` can point into: the cache then
+        /// keeps no more (a process would need hundreds of GB to get there).
+        var isFull: Bool { sessions.count >= Int(UInt32.max) }
         /// The xmin of the last read's snapshot (nil: nothing read yet).
         var watermark: UInt64?
 
@@ -356,7 +374,7 @@ public final class SessionCache: Sendable {
                 entry.put(sessionID, sessions: read, events: events, irregular: irregular)
                 if let other { entry.share(sessionID, with: other) }
                 traces.append(sessionID)
-                tooMany = entry.events > maximumEvents
+                tooMany = entry.events > maximumEvents || entry.isFull
             }
             guard !tooMany else { return nil }
             entry.watermark = xmin
