@@ -49,9 +49,9 @@ public final class SessionCache: Sendable {
     /// Where one trace's sessions are in ``Entry/sessions``.
     ///
     /// Stored in 32 bits each: a grouping keeps a slot for every trace (842,000 at 10M events),
-    /// in a dictionary of twice as many buckets, so 64-bit fields took 168 MB for the two
-    /// groupings where these take 118 MB. No kept array reaches 2^32 sessions (``Entry/isFull``),
-    /// and one trace's events fit in a `bytea`.
+    /// in a dictionary of about twice as many buckets; with 64-bit fields a dashboard keeping
+    /// every session at 10M peaked 28-29 MB higher (BENCHMARKS.md). No kept array reaches 2^32
+    /// sessions (``Entry/isFull``), and one trace's events fit in a `bytea`.
     struct Slot: Sendable {
         private var storedStart: UInt32
         private var storedCount: UInt32
