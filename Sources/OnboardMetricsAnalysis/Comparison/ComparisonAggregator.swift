@@ -95,10 +95,13 @@ public struct ComparisonAggregator: Sendable {
         let settledA = a.started - a.inProgress
         let settledB = b.started - b.inProgress
         var rows = flow.steps.indices.map { index in
-            makeRow(
+            // Each cohort's durations in seconds once: its summary and the rank test both read them.
+            let aTimes = a.onStep[index].seconds
+            let bTimes = b.onStep[index].seconds
+            return makeRow(
                 step: flow.steps[index].id,
-                a: cohortRow(a, index: index, level: level), b: cohortRow(b, index: index, level: level),
-                aTimes: a.onStep[index].seconds, bTimes: b.onStep[index].seconds)
+                a: cohortRow(a, index: index, times: aTimes, level: level),
+                b: cohortRow(b, index: index, times: bTimes, level: level), aTimes: aTimes, bTimes: bTimes)
         }
         let completion = { (counts: Counts, settled: Int) in
             ComparisonReport.CohortRow(
@@ -157,7 +160,8 @@ public struct ComparisonAggregator: Sendable {
             methods: ComparisonReport.methods(options.correction), correction: options.correction)
     }
 
-    private func cohortRow(_ counts: Counts, index: Int, level: Double) -> ComparisonReport.CohortRow {
+    /// - Parameter times: the cohort's durations on the step, in seconds.
+    private func cohortRow(_ counts: Counts, index: Int, times: [Double], level: Double) -> ComparisonReport.CohortRow {
         let entered = counts.entered[index]
         let converted = counts.converted[index]
         let viewed = counts.viewed[index]
@@ -167,7 +171,7 @@ public struct ComparisonAggregator: Sendable {
             conversion: entered > 0 ? Double(converted) / Double(entered) : nil,
             interval: ConfidenceInterval.wilson(successes: converted, trials: entered, level: level),
             viewed: viewed, skipped: skipped, skipRate: viewed > 0 ? Double(skipped) / Double(viewed) : nil,
-            timeOnStep: DurationSummary(counts.onStep[index].seconds))
+            timeOnStep: DurationSummary(times))
     }
 
     private func makeRow(

@@ -3,7 +3,7 @@ import Foundation
 /// A person's ``UnitListAggregator/Unit`` as bytes, for ``PackedUnitStore``: the funnel state
 /// packed, then the first session's id, the start and the last event (zigzag varints of their
 /// differences from the state's start, wrapping, so every `Int64` comes back) and the sessions
-/// counted (a varint). The user id is the store's key, so it is not packed: a unit read back has
+/// counted (a zigzag varint too). The user id is the store's key, so it is not packed: a unit read back has
 /// an empty one.
 extension UnitListAggregator.Unit: PackableUnit {
     init(stepCount: Int) {
