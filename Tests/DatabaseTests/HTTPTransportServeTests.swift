@@ -60,10 +60,16 @@ import Testing
     }
 
     @Test func splitsOn413AndWaitsOn429() async throws {
+        // The collector's clock stands still for its first 12 reads (two or three a request):
+        // at least four requests then take tokens from a bucket of 3 that cannot refill, so a
+        // 429 comes however slowly a loaded machine answers (with the wall's clock, slow requests
+        // let it refill and none came).
+        let clock = HeldClock(reads: 12)
         let fixture = try await CollectorFixture.start("transport_limits") {
             $0.collector.maximumEvents = 10
             $0.collector.rateLimit = 2
             $0.collector.burst = 3
+            $0.collector.clock = { clock.read() }
         }
         defer { fixture.close() }
         let transport = try Self.transport(fixture.endpoint, key: fixture.key, folder: fixture.folder)
@@ -72,9 +78,8 @@ import Testing
         #expect(try await Self.flushed(transport, within: 120))
         let counters = await transport.shutdown()
         #expect(counters.sent == 95 && counters.rejected == 0)
-        // 95 events in batches of 10 at most: at least four 413s before the halves fit, and a
-        // burst of 3 cannot take the twenty or so requests that makes without 429s (two requests
-        // a second refill it: slower than even a loaded machine answers).
+        // 95 events in batches of 10 at most: 413s until the halves fit, and a 429 while the
+        // clock stood still; both waited out, every event lands once.
         #expect(counters.retried > 0)
         let stored = try await TestDatabase.withConnection(fixture.configuration) {
             try $0.query("SELECT count(*)::int8 AS n, count(DISTINCT event_id)::int8 AS d FROM events").first
