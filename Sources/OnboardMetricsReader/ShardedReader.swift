@@ -93,6 +93,18 @@ public struct ShardedReader: Sendable {
         return shares
     }
 
+    /// Whether the sources' buckets (`nil`: all) take in every bucket, each once: the kept
+    /// sessions are every bucket's, so a read of some (a shard on the coordinator's server beside
+    /// buckets no shard has) reads PostgreSQL instead.
+    static func coversEveryBucketOnce(_ sources: [Source]) -> Bool {
+        var seen = [Bool](repeating: false, count: SessionBucket.count)
+        for bucket in sources.flatMap({ $0.buckets ?? Array(0..<SessionBucket.count) }) {
+            guard seen.indices.contains(bucket), !seen[bucket] else { return false }
+            seen[bucket] = true
+        }
+        return !seen.contains(false)
+    }
+
     /// Reads every source in parallel, each into a consumer of its own made by `make`, on
     /// ``BlockingIO``'s threads (libpq blocks), one connection per source.
     /// - Parameters:
@@ -107,6 +119,7 @@ public struct ShardedReader: Sendable {
         let sources = sources
         let reader = reader
         if let cache, sources.allSatisfy({ $0.configuration == cache.configuration && $0.tables == nil }),
+            Self.coversEveryBucketOnce(sources),
             let snapshot = try await BlockingIO.run({ try cache.snapshot(for: reader) })
         {
             return try await read(snapshot, parts: sources.count, progress: progress, make)

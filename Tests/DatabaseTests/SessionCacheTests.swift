@@ -362,4 +362,91 @@ import Testing
         #expect(try await Self.cached(large, SessionReader(since: Date(timeIntervalSince1970: 0))) == nil)
         #expect(try await Self.cached(large, SessionReader())?.count == 30)
     }
+
+    /// A database dropped and made again under the same settings holds traces written after the
+    /// cache's watermark (transaction ids go on rising in the cluster) and records no removal of
+    /// the old ones: the cache must read it whole again, not add the new traces to the old.
+    @Test func aDatabaseMadeAgainUnderTheSameSettingsIsReadWholeAgain() async throws {
+        let name = "session_cache_made_again"
+        let sessions = try Self.sessions(12, seed: 13)
+        let configuration = try await TestDatabase.migrated(name)
+        try await Self.write(sessions[0..<6].flatMap { $0 }, to: configuration)
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        #expect(try await Self.cached(cache, SessionReader())?.count == 6)
+        #expect(try await TestDatabase.migrated(name) == configuration)
+        try await Self.write(sessions[6..<12].flatMap { $0 }, to: configuration)
+        let kept = try await Self.cached(cache, SessionReader())
+        let fresh = try await Exactness.sessions(configuration, SessionReader(), source: .events, connections: 1)
+        #expect(kept?.count == 6)
+        // A boolean: a failure prints the test's line, not every session.
+        let same = kept == fresh
+        #expect(same)
+    }
+
+    /// Two groupings read a trace in different snapshots. A session rewritten in between to text
+    /// that `==` finds equal (canonically equivalent strings, 0 and -0) but that renders other
+    /// bytes must not take the older copy: each grouping would keep it past the rewrite.
+    @Test func groupingsShareOnlyIdenticalSessions() {
+        let sessionID = UUID()
+        func session(step: String, score: Double) -> RecordedSession {
+            RecordedSession(
+                sessionID: sessionID, userID: "user-1", flowID: "flow", flowVersion: 1,
+                context: ["score": .number(score)],
+                events: [RecordedEvent(kind: .stepViewed, flowID: "flow", stepID: step, time: 1_000, seq: 1)])
+        }
+        let older = session(step: "caf\u{E9}", score: 0)
+        let rewritten = session(step: "cafe\u{301}", score: 0)
+        let signed = session(step: "caf\u{E9}", score: -0.0)
+        #expect(older == rewritten && older == signed, "equal as Swift compares them")
+        for newer in [rewritten, signed] {
+            var kept = SessionCache.Entry()
+            kept.put(sessionID, sessions: [older], events: 1, irregular: false)
+            var other = SessionCache.Entry()
+            other.put(sessionID, sessions: [newer], events: 1, irregular: false)
+            other.share(sessionID, with: kept)
+            let after = other.sessions(of: sessionID).map(Array.init)
+            #expect(after?.count == 1)
+            #expect(after?.first?.isIdentical(to: newer) == true)
+            #expect(after?.first?.isIdentical(to: older) == false)
+        }
+        // An identical session is still shared.
+        var kept = SessionCache.Entry()
+        kept.put(sessionID, sessions: [older], events: 1, irregular: false)
+        var other = SessionCache.Entry()
+        other.put(sessionID, sessions: [session(step: "caf\u{E9}", score: 0)], events: 1, irregular: false)
+        other.share(sessionID, with: kept)
+        #expect(other.sessions(of: sessionID)?.first?.isIdentical(to: older) == true)
+    }
+
+    /// A trace that gave no sessions has a slot starting at the end of the kept array; compacting
+    /// it must not read past the end.
+    @Test func aTraceOfNoSessionsSurvivesCompaction() {
+        let sessions = (0..<4).map { index in
+            RecordedSession(
+                sessionID: UUID(), userID: "user-\(index)", flowID: nil, flowVersion: nil, context: [:],
+                events: [RecordedEvent(kind: .custom, name: "tap", time: Int64(index), seq: 1)])
+        }
+        var entry = SessionCache.Entry()
+        for session in sessions { entry.put(session.sessionID, sessions: [session], events: 1, irregular: false) }
+        let empty = UUID()
+        entry.put(empty, sessions: [], events: 0, irregular: false)
+        entry.remove(sessions[0].sessionID)
+        entry.compactIfNeeded()
+        #expect(entry.sessions.count == 3)
+        #expect(entry.sessions(of: empty)?.isEmpty == true)
+        #expect(entry.sessions(of: sessions[3].sessionID)?.first == sessions[3])
+    }
+
+    /// The cache holds every bucket's sessions: it serves a read whose sources take in every
+    /// bucket once (one connection, or the buckets split over several), not one of some buckets.
+    @Test func theCacheServesOnlyAReadOfEveryBucket() {
+        let server = PostgresConfiguration("postgresql://reader@localhost/onboardmetrics")
+        let all = Array(0..<SessionBucket.count)
+        let split = ShardedReader.split(all, into: 3).map { ShardedReader.Source(configuration: server, buckets: $0) }
+        #expect(ShardedReader.coversEveryBucketOnce([ShardedReader.Source(configuration: server, buckets: nil)]))
+        #expect(ShardedReader.coversEveryBucketOnce(split))
+        #expect(!ShardedReader.coversEveryBucketOnce(Array(split.dropLast())))
+        #expect(!ShardedReader.coversEveryBucketOnce(split + [split[0]]))
+        #expect(!ShardedReader.coversEveryBucketOnce([ShardedReader.Source(configuration: server, buckets: [0, 64])]))
+    }
 }

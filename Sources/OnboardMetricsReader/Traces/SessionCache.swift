@@ -93,6 +93,8 @@ public final class SessionCache: Sendable {
         var isFull: Bool { sessions.count >= Int(UInt32.max) }
         /// The xmin of the last read's snapshot (nil: nothing read yet).
         var watermark: UInt64?
+        /// The server and database that read was from (``identity(on:)``).
+        var database: String?
 
         mutating func remove(_ sessionID: UUID) {
             guard let old = slots.removeValue(forKey: sessionID) else { return }
@@ -118,15 +120,18 @@ public final class SessionCache: Sendable {
             slots[sessionID].map { sessions[$0.start..<($0.start + $0.count)] }
         }
 
-        /// Replaces each kept session of the trace that equals `other`'s session in the same
-        /// place by `other`'s value, so the two hold one copy of its events. Two groupings differ
-        /// only where a gap between a session's events falls between their closing times, so
-        /// nearly every session is kept twice otherwise (about 100 bytes an event each).
+        /// Replaces each kept session of the trace that is identical to `other`'s session in the
+        /// same place by `other`'s value, so the two hold one copy of its events. Two groupings
+        /// differ only where a gap between a session's events falls between their closing times,
+        /// so nearly every session is kept twice otherwise (about 100 bytes an event each).
+        /// Identical, not `==`: the two read the trace in different snapshots, and a rewrite in
+        /// between to canonically equivalent text (`==`, other bytes) would have left the older
+        /// copy in both, each past the rewrite's watermark.
         mutating func share(_ sessionID: UUID, with other: Entry) {
             guard let slot = slots[sessionID], let theirs = other.sessions(of: sessionID), theirs.count == slot.count
             else { return }
             for (position, session) in zip(slot.start..<(slot.start + slot.count), theirs)
-            where sessions[position] == session {
+            where sessions[position].isIdentical(to: session) {
                 sessions[position] = session
             }
         }
@@ -137,11 +142,13 @@ public final class SessionCache: Sendable {
             guard dead > 0, dead * 4 >= sessions.count else { return }
             var kept: [RecordedSession] = []
             kept.reserveCapacity(sessions.count - dead)
-            var moved = [Int](repeating: 0, count: sessions.count)
+            // One more: a trace of no sessions has a slot starting at the end.
+            var moved = [Int](repeating: 0, count: sessions.count + 1)
             for position in sessions.indices where alive[position] {
                 moved[position] = kept.count
                 kept.append(sessions[position])
             }
+            moved[sessions.count] = kept.count
             slots = slots.mapValues { Slot(start: moved[$0.start], count: $0.count, events: $0.events) }
             sessions = kept
             alive = Array(repeating: true, count: kept.count)
@@ -329,9 +336,20 @@ public final class SessionCache: Sendable {
             // One snapshot for the watermark, the removals and the traces.
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             guard
-                let xmin = try connection.query("SELECT pg_snapshot_xmin(pg_current_snapshot())::text").first?[0]
-                    .string.flatMap({ UInt64($0) })
+                let row = try connection.query(
+                    """
+                    SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
+                        (SELECT system_identifier FROM pg_control_system())::text || '/' || d.oid::text
+                    FROM pg_database d WHERE d.datname = current_database()
+                    """
+                ).first, let xmin = row[0].string.flatMap({ UInt64($0) }), let database = row[1].string
             else { throw PostgresError(.invalidValue, "the server gave no snapshot xmin") }
+            // Another server or database under the same settings (a cluster initialised again, a
+            // database dropped and restored), or a server gone back in time: its traces' writers
+            // say nothing about what was kept, so everything is read again.
+            if entry.watermark != nil, entry.database != database || xmin < (entry.watermark ?? 0) {
+                entry = Entry()
+            }
             var filter = ""
             if let watermark = entry.watermark {
                 filter = " WHERE written_by >= '\(watermark)'::xid8"
@@ -378,6 +396,7 @@ public final class SessionCache: Sendable {
             }
             guard !tooMany else { return nil }
             entry.watermark = xmin
+            entry.database = database
             return traces
         }
     }
