@@ -147,15 +147,22 @@ extension PostgresValue {
         return true
     }
 
-    /// Microseconds since 2000-01-01 UTC, rounded to the nearest microsecond.
+    /// Microseconds since 2000-01-01 UTC, rounded to the nearest microsecond. A date beyond 64
+    /// bits of them (about 292,000 years) is clamped there, which PostgreSQL reads as `infinity`
+    /// or `-infinity`, rather than trapping.
     package static func postgresMicroseconds(_ date: Date) -> Int64 {
-        let unixMicroseconds = (date.timeIntervalSince1970 * 1_000_000).rounded()
-        return Int64(unixMicroseconds) - postgresEpochOffsetMicroseconds
+        let microseconds = (date.timeIntervalSince1970 * 1_000_000).rounded() - Double(postgresEpochOffsetMicroseconds)
+        guard microseconds.isFinite else { return microseconds > 0 ? .max : .min }
+        guard microseconds < 9.2e18 else { return .max }
+        guard microseconds > -9.2e18 else { return .min }
+        return Int64(microseconds)
     }
 
-    /// The date for microseconds since 2000-01-01 UTC.
+    /// The date for microseconds since 2000-01-01 UTC (summed as doubles: `infinity` is
+    /// `Int64.max`, and shifting it to 1970 in integers overflowed).
     package static func date(postgresMicroseconds: Int64) -> Date {
-        Date(timeIntervalSince1970: Double(postgresMicroseconds + postgresEpochOffsetMicroseconds) / 1_000_000)
+        Date(
+            timeIntervalSince1970: (Double(postgresMicroseconds) + Double(postgresEpochOffsetMicroseconds)) / 1_000_000)
     }
 
     /// Decodes a binary field of the given type.

@@ -158,7 +158,7 @@ struct RowDecoder {
     ) throws -> (Int64, RecordedEvent, Int64?) {
         let kind = try Self.kind(kindBytes, source: source)
         let properties = try self.properties(raw)
-        return Self.event(
+        return try Self.event(
             eventID: eventID, seq: seq, kind: kind, flowID: flows.string(flowID), flowVersion: flowVersion,
             stepID: steps.string(stepID), name: names.string(name), occurred: occurred, sent: sent,
             received: received, properties: properties)
@@ -179,11 +179,23 @@ struct RowDecoder {
         return try propertyObjects.object(raw)
     }
 
+    /// The most microseconds an `occurred_at` may lie from 2000-01-01, either way (about 146,000
+    /// years): PostgreSQL takes dates up to the year 294,276 and `infinity`, where shifting a
+    /// time to 1970 and by a clock offset, or adding a closing time, would overflow.
+    static let farthestOccurred = Int64(1) << 62
+
     /// The event of columns already turned into values: what both read paths build.
+    /// - Throws: `PostgresError` `.invalidValue` for an `occurred_at` beyond ``farthestOccurred``.
     static func event(
         eventID: UUID, seq: Int32, kind: EventKind, flowID: String?, flowVersion: Int32?, stepID: String?,
         name: String?, occurred: Int64, sent: Int64?, received: Int64?, properties: [String: JSONValue]
-    ) -> (Int64, RecordedEvent, Int64?) {
+    ) throws -> (Int64, RecordedEvent, Int64?) {
+        guard occurred.magnitude <= UInt64(farthestOccurred) else {
+            throw PostgresError(
+                .invalidValue,
+                "event \(eventID.uuidString.lowercased()) has an occurred_at too far from 2000 to replay (infinity, or more than 146,000 years)"
+            )
+        }
         // The clock offset (received_at - sent_at), when plausible, is applied per session by the grouper.
         let offset = ClockCorrection.offset(occurred: occurred, sent: sent, received: received)
         let unixTime = occurred + postgresEpochOffsetMicroseconds

@@ -45,7 +45,7 @@ struct TraceDecoder {
     /// The cursor's current event: stream time, the event and its clock offset, as
     /// ``RowDecoder`` makes them from the same events row.
     mutating func decode(_ cursor: TraceCursor) throws -> (Int64, RecordedEvent, Int64?) {
-        RowDecoder.event(
+        try RowDecoder.event(
             eventID: cursor.eventID, seq: cursor.seq, kind: try kind(cursor), flowID: string(cursor.flowNumber, cursor),
             flowVersion: cursor.flowVersion, stepID: string(cursor.stepNumber, cursor),
             name: string(cursor.nameNumber, cursor), occurred: cursor.occurred, sent: cursor.sent,
