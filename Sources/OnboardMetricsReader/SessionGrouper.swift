@@ -210,6 +210,9 @@ public struct SessionGrouper {
         for slot in order { index.remove(remaining[slot].sessionID) }
         freeSlots.removeAll(keepingCapacity: true)
         watermark = Int64.min
+        // Every stream's session is closed. A trace reader's streams come one trace each and in
+        // no order of time, so its runs were never pruned: one entry a stream trace, for the read.
+        derived = DerivedSessionSplitter()
         expiry.removeAll()
         finishedExpiry.removeAll()
         openCount = 0
