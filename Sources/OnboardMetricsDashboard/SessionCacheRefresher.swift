@@ -22,7 +22,8 @@ struct SessionCacheRefresher: Service {
                 do {
                     _ = try await BlockingIO.run { try cache.refreshKept() }
                 } catch {
-                    // The kept sessions were dropped; the next page reads them again.
+                    // Unreachable: the kept sessions stay, and catch up once it answers. A failed
+                    // read of the traces dropped them; the next page reads them again.
                     logger.warning("refreshing the kept sessions failed: \(error)")
                 }
             }

@@ -449,4 +449,21 @@ import Testing
         #expect(!ShardedReader.coversEveryBucketOnce(split + [split[0]]))
         #expect(!ShardedReader.coversEveryBucketOnce([ShardedReader.Source(configuration: server, buckets: [0, 64])]))
     }
+
+    /// A background refresh that cannot reach the database keeps what was kept: the watermarks
+    /// bring it up to date once the server answers, where dropping it cost the next page a read
+    /// of every trace.
+    @Test func aRefreshThatCannotConnectKeepsTheSessions() async throws {
+        let name = "session_cache_unreachable"
+        let sessions = try Self.sessions(5, seed: 19)
+        let configuration = try await TestDatabase.migrated(name)
+        try await Self.write(sessions.flatMap { $0 }, to: configuration)
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        #expect(try await Self.cached(cache, SessionReader())?.count == 5)
+        _ = try await TestDatabase.withConnection(TestDatabase.admin()) {
+            try $0.query("DROP DATABASE test_\(name) WITH (FORCE)")
+        }
+        #expect(throws: PostgresError.self) { try cache.refreshKept() }
+        #expect(cache.keptSessions().map(\.count) == [5])
+    }
 }

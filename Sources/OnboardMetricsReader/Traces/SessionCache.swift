@@ -218,21 +218,28 @@ public final class SessionCache: Sendable {
     /// catch-up, then what was written since): a long-running process calls it now and then, so
     /// that a report after new events finds them read. Keeps nothing new.
     /// - Returns: how many groupings are kept and up to date.
-    /// - Throws: `PostgresError` for a failed read; the kept sessions are dropped then (the
-    ///   next report reads them again).
+    /// - Throws: `PostgresError` for a failed connection or catch-up, the kept sessions left as
+    ///   they were (their watermarks bring them up to date once the server answers: dropping
+    ///   them made a restart of the server cost the next page a read of every trace, 17 s at 7M
+    ///   events); for a failed read of the traces, the kept sessions dropped (the next report
+    ///   reads them again).
     @discardableResult
     public func refreshKept() throws -> Int {
         let configuration = configuration
         let maximumEvents = maximumEvents
         return try state.withLockedValue { state in
             guard !state.entries.isEmpty else { return 0 }
+            let connection = try PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            // One catch-up serves every grouping. Where none can be run (a role that may only
+            // read), the cache cannot serve a report, and what it kept goes.
+            guard try Self.catchUp(on: connection) else {
+                state.entries.removeAll()
+                return 0
+            }
             // Taken out, so that each entry's arrays are changed in place rather than copied.
             var entries = state.entries
             state.entries.removeAll()
-            let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
-            // One catch-up serves every grouping.
-            guard try Self.catchUp(on: connection) else { return 0 }
             state.entries = try Self.update(&entries, state: &state, on: connection, maximumEvents: maximumEvents)
             return state.entries.count
         }
