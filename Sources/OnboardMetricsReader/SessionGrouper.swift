@@ -34,6 +34,9 @@ public struct SessionGrouper {
         var largestOffset = Int64.min
         /// Whether the session's flow completed or was abandoned.
         var finished = false
+        /// Whether the session was cut from a user's stream (``DerivedSessionID``): kept apart
+        /// from a stored session that has the same id, as the trace reader keeps them.
+        var derived = false
 
         /// Whether an event at `streamTime` starts a new session instead: the gap since this
         /// session's last event is longer than its closing time (`closeFinishedAfter`, when
@@ -104,11 +107,16 @@ public struct SessionGrouper {
     /// Finished sessions, in the order they finished: they close after `closeFinishedAfter`.
     private var finishedExpiry = ExpiryQueue()
     private var index = SessionIndexTable()
+    /// The open sessions cut from users' streams: a stored session id may equal a derived one
+    /// (a Segment or PostHog key is taken as the session when it parses as a UUID), and the two
+    /// are separate sessions, as a trace reader, reading each id's trace alone, makes them.
+    private var derivedIndex = SessionIndexTable()
     /// Slots of open sessions; a closed session's slot is inactive until reused.
     private var builders: [Builder] = []
     private var freeSlots: [Int] = []
     /// The slot of the session of the previous event: consecutive events often share a session.
     private var lastSessionID: UUID?
+    private var lastDerived = false
     private var lastSlot = 0
     /// Every open session, in the order it may expire after `closeAfter`.
     private var expiry = ExpiryQueue()
@@ -151,14 +159,15 @@ public struct SessionGrouper {
         emit: (RecordedSession) throws -> Void
     ) rethrows {
         var sessionID = sessionID
-        if DerivedSessionID.isStream(sessionID) {
+        let isDerived = DerivedSessionID.isStream(sessionID)
+        if isDerived {
             (sessionID, event.seq) = derived.session(stream: sessionID, time: streamTime)
         }
         if streamTime > watermark { watermark = streamTime }
         var open: Int?
-        if sessionID == lastSessionID {
+        if sessionID == lastSessionID, isDerived == lastDerived {
             open = lastSlot
-        } else if let found = index.slot(of: sessionID) {
+        } else if let found = isDerived ? derivedIndex.slot(of: sessionID) : index.slot(of: sessionID) {
             open = found
         }
         // A gap longer than the session's closing time ends it, whether or not other sessions'
@@ -174,7 +183,8 @@ public struct SessionGrouper {
         if let open {
             slot = open
         } else {
-            let builder = Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
+            var builder = Builder(sessionID: sessionID, userID: userID(), lastStreamTime: streamTime)
+            builder.derived = isDerived
             if let free = freeSlots.popLast() {
                 slot = free
                 builders[slot] = builder
@@ -182,12 +192,13 @@ public struct SessionGrouper {
                 slot = builders.count
                 builders.append(builder)
             }
-            index.insert(sessionID, slot: slot)
+            if isDerived { derivedIndex.insert(sessionID, slot: slot) } else { index.insert(sessionID, slot: slot) }
             expiry.push(.init(slot: slot, sessionID: sessionID, time: streamTime))
             openCount += 1
             peakOpenCount = max(peakOpenCount, openCount)
         }
         lastSessionID = sessionID
+        lastDerived = isDerived
         lastSlot = slot
         if builders[slot].add(
             event, streamTime: streamTime, clockOffset: clockOffset, closeFinishedAfter: closeFinishedAfter)
@@ -207,7 +218,13 @@ public struct SessionGrouper {
         let order = remaining.indices.filter { remaining[$0].active }.sorted {
             remaining[$0].lastStreamTime < remaining[$1].lastStreamTime
         }
-        for slot in order { index.remove(remaining[slot].sessionID) }
+        for slot in order {
+            if remaining[slot].derived {
+                derivedIndex.remove(remaining[slot].sessionID)
+            } else {
+                index.remove(remaining[slot].sessionID)
+            }
+        }
         freeSlots.removeAll(keepingCapacity: true)
         watermark = Int64.min
         // Every stream's session is closed. A trace reader's streams come one trace each and in
@@ -293,8 +310,8 @@ public struct SessionGrouper {
         builders[slot].context = [:]
         builders[slot].offsets = []
         freeSlots.append(slot)
-        index.remove(builder.sessionID)
-        if lastSessionID == builder.sessionID { lastSessionID = nil }
+        if builder.derived { derivedIndex.remove(builder.sessionID) } else { index.remove(builder.sessionID) }
+        if lastSessionID == builder.sessionID, lastDerived == builder.derived { lastSessionID = nil }
         openCount -= 1
         try emit(Self.session(builder, events: &events))
     }

@@ -84,6 +84,38 @@ import Testing
         #expect(try ReportJSON.encode(fromEvents) == ReportJSON.encode(fromTraces), "\(step): funnel report JSON")
     }
 
+    /// A stored session whose id equals one cut from a user's stream (a Segment or PostHog key is
+    /// taken as the session when it parses as a UUID) is a session of its own from the events as
+    /// from the traces: the events' grouper kept both under one id and merged them, where the
+    /// traces, one for each id, made two.
+    @Test func aStoredSessionWithTheIDOfADerivedOneIsASessionOfItsOwn() async throws {
+        let configuration = try await TestDatabase.migrated("traces_derived_collision")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 23)
+        let streamed = generator.session(0).events.map { event in
+            var event = event
+            event.sessionID = DerivedSessionID.stream(user: event.userID)
+            return event
+        }
+        let first = try #require(streamed.compactMap { $0.eventID.version7Milliseconds }.min())
+        let derived = DerivedSessionID.session(stream: streamed[0].sessionID, start: first * 1000)
+        // The same events again under the derived id, each a millisecond after its original.
+        let stored = streamed.enumerated().map { position, event in
+            var copy = event
+            copy.sessionID = derived
+            copy.eventID = StableID.eventID(
+                milliseconds: (event.eventID.version7Milliseconds ?? 0) + 1, content: Array("copy \(position)".utf8))
+            return copy
+        }
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(streamed + stored, on: $0, receivedAt: Date())
+        }
+        let fromEvents = try await Self.sessions(configuration, SessionReader(), source: .events, connections: 1)
+        let fromTraces = try await Self.sessions(configuration, SessionReader(), source: .traces, connections: 1)
+        #expect(fromEvents.filter { $0.sessionID == derived }.map(\.events.count) == [streamed.count, stored.count])
+        let same = fromEvents == fromTraces
+        #expect(same)
+    }
+
     @Test(arguments: [UInt64(1), 2, 3])
     func readsFromTracesEqualReplaysOfTheEventsAfterAnyInterleaving(seed: UInt64) async throws {
         let configuration = try await TestDatabase.migrated("traces_exact_\(seed)")
