@@ -51,15 +51,22 @@ package final class Dashboard: Sendable {
     func caller(_ request: Request, _ context: DashboardRequestContext) async throws -> Caller {
         if let header = request.headers[.authorization] {
             let client = context.clientAddress
-            if let wait = limiter.retryAfter(client: client, now: clock()) { return .refused(tooMany(wait)) }
-            guard let credentials = Self.basicCredentials(header) else {
+            guard let (name, secret) = Self.basicCredentials(header) else {
+                if let wait = limiter.attempt(client: client, now: clock()) { return .refused(tooMany(wait)) }
                 failed(client: client, name: nil, how: "an Authorization that is not HTTP Basic")
                 return .refused(DashboardError(.unauthorized, "sign in with a viewer's name and secret (HTTP Basic)"))
             }
-            let (name, secret) = credentials
-            if let viewer = try await viewers.verify(name: name, secret: secret) { return .viewer(viewer) }
-            failed(client: client, name: name, how: "HTTP Basic")
-            return .refused(DashboardError(.unauthorized, "unknown viewer or wrong secret"))
+            // Checked before (a script's every request): no bcrypt and no token, but not while
+            // the address is held up (a guesser must not learn that a guess was right).
+            if let viewer = viewers.remembered(name: name, secret: secret) {
+                if let wait = limiter.retryAfter(client: client, now: clock()) { return .refused(tooMany(wait)) }
+                return .viewer(viewer)
+            }
+            switch try await check(name: name, secret: secret, client: client, how: "HTTP Basic") {
+            case .viewer(let viewer): return .viewer(viewer)
+            case .heldUp(let wait): return .refused(tooMany(wait))
+            case .wrong: return .refused(Self.wrongSecret)
+            }
         }
         if let token = request.cookies[Self.cookieName]?.value, let viewer = try await viewers.viewer(session: token) {
             return .viewer(viewer)
@@ -69,18 +76,48 @@ package final class Dashboard: Sendable {
 
     /// A sign-in by the form: the session token, or why not.
     func signIn(name: String, secret: String, client: String) async throws -> Result<String, DashboardError> {
-        if let wait = limiter.retryAfter(client: client, now: clock()) { return .failure(tooMany(wait)) }
-        guard !name.isEmpty, !secret.isEmpty, let viewer = try await viewers.verify(name: name, secret: secret) else {
-            failed(client: client, name: name, how: "the sign-in form")
-            return .failure(DashboardError(.unauthorized, "unknown viewer or wrong secret"))
+        let viewer: String
+        switch try await check(name: name, secret: secret, client: client, how: "the sign-in form") {
+        case .viewer(let name): viewer = name
+        case .heldUp(let wait): return .failure(tooMany(wait))
+        case .wrong: return .failure(Self.wrongSecret)
         }
         logger.info("viewer signed in", metadata: ["viewer": .string(viewer), "client": .string(client)])
         return .success(viewers.openSession(for: viewer))
     }
 
-    /// Logs a failed sign-in — the name tried and the address, never the secret — and counts it.
+    private static let wrongSecret = DashboardError(.unauthorized, "unknown viewer or wrong secret")
+
+    /// What a check of a name and secret found.
+    private enum Check {
+        case viewer(String)
+        case wrong
+        /// Refused before the check: no token left for the address, for this many seconds.
+        case heldUp(TimeInterval)
+    }
+
+    /// Checks a name and secret under the limiter: a token taken first (none left: held up),
+    /// given back when the check succeeds or cannot be made; a failure keeps it and is logged.
+    private func check(name: String, secret: String, client: String, how: String) async throws -> Check {
+        if let wait = limiter.attempt(client: client, now: clock()) { return .heldUp(wait) }
+        let viewer: String?
+        do {
+            viewer = name.isEmpty || secret.isEmpty ? nil : try await viewers.verify(name: name, secret: secret)
+        } catch {
+            limiter.succeeded(client: client, now: clock())
+            throw error
+        }
+        guard let viewer else {
+            failed(client: client, name: name, how: how)
+            return .wrong
+        }
+        limiter.succeeded(client: client, now: clock())
+        return .viewer(viewer)
+    }
+
+    /// Logs a failed sign-in — the name tried and the address, never the secret (its token was
+    /// taken by the attempt).
     private func failed(client: String, name: String?, how: String) {
-        limiter.recordFailure(client: client, now: clock())
         var metadata: Logger.Metadata = ["client": .string(client), "via": .string(how)]
         // A name is whatever a client sent: its debug form keeps control characters out of the log.
         if let name { metadata["viewer"] = .string(String(name.prefix(200)).debugDescription) }

@@ -51,15 +51,9 @@ package final class ViewerAuthenticator: Sendable {
     /// A revoked viewer's remembered check lasts at most ``Settings/verifiedTTL``.
     /// - Throws: `PostgresError` when the viewers cannot be read.
     package func verify(name: String, secret: String) async throws -> String? {
-        let key = Data(SHA256.hash(data: Data((name + "\u{0}" + secret).utf8)))
+        if let remembered = remembered(name: name, secret: secret) { return remembered }
+        let key = Self.key(name: name, secret: secret)
         let now = clock()
-        let remembered = verified.withLockedValue { cache -> String? in
-            guard let entry = cache[key] else { return nil }
-            if entry.until > now { return entry.name }
-            cache[key] = nil
-            return nil
-        }
-        if let remembered { return remembered }
         let database = database
         // bcrypt and libpq both block: a blocking-work thread, never the cooperative pool.
         let viewer = try await BlockingIO.run {
@@ -74,6 +68,23 @@ package final class ViewerAuthenticator: Sendable {
             cache[key] = (viewer.name, until)
         }
         return viewer.name
+    }
+
+    /// The viewer's name when `name` and `secret` were verified within ``Settings/verifiedTTL``;
+    /// `nil` otherwise (nothing is read: no bcrypt, no database).
+    package func remembered(name: String, secret: String) -> String? {
+        let key = Self.key(name: name, secret: secret)
+        let now = clock()
+        return verified.withLockedValue { cache -> String? in
+            guard let entry = cache[key] else { return nil }
+            if entry.until > now { return entry.name }
+            cache[key] = nil
+            return nil
+        }
+    }
+
+    private static func key(name: String, secret: String) -> Data {
+        Data(SHA256.hash(data: Data((name + "\u{0}" + secret).utf8)))
     }
 
     /// Opens a session for a viewer who signed in; returns its token (for the cookie).

@@ -223,6 +223,26 @@ import Testing
         }
     }
 
+    /// Wrong secrets sent all at once: each attempt takes its token before its check (bcrypt and
+    /// a connection), so no more than the burst are checked; with the failure counted only after
+    /// its check, every attempt sent meanwhile was checked.
+    @Test func wrongSecretsSentAtOnceAreCheckedNoMoreThanTheBurst() async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let app = DashboardFixture.application(
+            seeded.configuration, limiter: SignInLimiter(rate: 1.0 / 3_600, burst: 2))
+        try await app.test(.router) { client in
+            let wrong: HTTPFields = [.authorization: DashboardFixture.basic(seeded.viewer, "guess")]
+            let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
+                for _ in 0..<12 {
+                    group.addTask { try await client.execute(uri: "/", method: .get, headers: wrong) { $0.status } }
+                }
+                return try await group.reduce(into: [HTTPResponse.Status]()) { $0.append($1) }
+            }
+            #expect(statuses.filter { $0 == .unauthorized }.count == 2)
+            #expect(statuses.filter { $0 == .tooManyRequests }.count == 10)
+        }
+    }
+
     @Test func aRevokedViewerIsRefusedOnceItsCheckExpires() async throws {
         let seeded = try await DashboardFixture.seeded.value
         let (name, secret) = try await TestDatabase.withConnection(seeded.configuration) { connection in

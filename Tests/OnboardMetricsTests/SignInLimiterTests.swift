@@ -4,14 +4,15 @@ import Testing
 @testable import OnboardMetricsDashboard
 
 /// Failed sign-ins per client address: a burst, then one per interval; addresses apart;
-/// successes cost nothing. The expected waits are worked out by hand from the token bucket.
+/// successes cost nothing; attempts in flight at once take a token each. The expected waits are
+/// worked out by hand from the token bucket.
 @Suite struct SignInLimiterTests {
     @Test func aBurstOfFailuresThenOnePerInterval() {
         let limiter = SignInLimiter(rate: 1.0 / 60, burst: 3)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for _ in 0..<3 {
             #expect(limiter.retryAfter(client: "10.0.0.1", now: start) == nil)
-            limiter.recordFailure(client: "10.0.0.1", now: start)
+            #expect(limiter.attempt(client: "10.0.0.1", now: start) == nil)
         }
         // Burst spent: a whole token (60 s) is missing.
         let wait = limiter.retryAfter(client: "10.0.0.1", now: start)
@@ -31,5 +32,25 @@ import Testing
         for second in 0..<100 {
             #expect(limiter.retryAfter(client: "::1", now: now.addingTimeInterval(Double(second))) == nil)
         }
+    }
+
+    /// Attempts checked at once (bcrypt takes about 250 ms) each hold a token: beyond the burst
+    /// they are refused before their check, and the ones that succeed give theirs back.
+    @Test func attemptsInFlightAtOnceTakeATokenEach() {
+        let limiter = SignInLimiter(rate: 1.0 / 60, burst: 3)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let allowed = (0..<10).filter { _ in limiter.attempt(client: "10.0.0.1", now: now) == nil }
+        #expect(allowed.count == 3)
+        // Two of them succeed: two tokens back, the failure keeps its own.
+        limiter.succeeded(client: "10.0.0.1", now: now)
+        limiter.succeeded(client: "10.0.0.1", now: now)
+        #expect(limiter.attempt(client: "10.0.0.1", now: now) == nil)
+        #expect(limiter.attempt(client: "10.0.0.1", now: now) == nil)
+        #expect(limiter.attempt(client: "10.0.0.1", now: now) != nil)
+        // A success never fills past the burst.
+        let fresh = SignInLimiter(rate: 1.0 / 60, burst: 1)
+        fresh.succeeded(client: "::1", now: now)
+        #expect(fresh.attempt(client: "::1", now: now) == nil)
+        #expect(fresh.attempt(client: "::1", now: now) != nil)
     }
 }
