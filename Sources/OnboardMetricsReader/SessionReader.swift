@@ -179,10 +179,11 @@ struct RowDecoder {
         return try propertyObjects.object(raw)
     }
 
-    /// The most microseconds an `occurred_at` may lie from 2000-01-01, either way (about 146,000
+    /// The most microseconds an `occurred_at` may lie from 2000-01-01, either way (about 73,000
     /// years): PostgreSQL takes dates up to the year 294,276 and `infinity`, where shifting a
-    /// time to 1970 and by a clock offset, or adding a closing time, would overflow.
-    static let farthestOccurred = Int64(1) << 62
+    /// time to 1970 and by a clock offset, adding a closing time, or subtracting one event's time
+    /// from another's (a window, a duration) would overflow. At 2^61 every difference fits.
+    static let farthestOccurred = Int64(1) << 61
 
     /// The event of columns already turned into values: what both read paths build.
     /// - Throws: `PostgresError` `.invalidValue` for an `occurred_at` beyond ``farthestOccurred``.
@@ -193,7 +194,7 @@ struct RowDecoder {
         guard occurred.magnitude <= UInt64(farthestOccurred) else {
             throw PostgresError(
                 .invalidValue,
-                "event \(eventID.uuidString.lowercased()) has an occurred_at too far from 2000 to replay (infinity, or more than 146,000 years)"
+                "event \(eventID.uuidString.lowercased()) has an occurred_at too far from 2000 to replay (infinity, or more than 73,000 years)"
             )
         }
         // The clock offset (received_at - sent_at), when plausible, is applied per session by the grouper.

@@ -12,7 +12,7 @@ import Testing
 /// read now fails with an error naming the event, from the events rows and from the traces alike,
 /// and a time within range reads as before.
 @Suite struct SessionReaderTimeRangeTests {
-    @Test(arguments: ["infinity", "-infinity", "294000-01-01 00:00:00+00"])
+    @Test(arguments: ["infinity", "-infinity", "294000-01-01 00:00:00+00", "80000-01-01 00:00:00+00"])
     func anOccurredAtOutOfRangeIsAnErrorNamingTheEvent(value: String) async throws {
         let configuration = try await TestDatabase.migrated("reader_time_range_\(value.prefix(3))")
         let events = try SessionCacheTests.sessions(3, seed: 17).flatMap { $0 }
