@@ -9,8 +9,8 @@ import OnboardMetricsFormats
 package enum ContentDecoding {
     /// The body as sent by the client, decoded.
     /// - Parameters:
-    ///   - encoding: the `Content-Encoding` header (nil or empty: none); a list such as
-    ///     `gzip, identity` is applied in reverse order, as the header says.
+    ///   - encoding: the `Content-Encoding` header (nil or empty: none); `identity` entries of
+    ///     a list such as `gzip, identity` count for nothing, and one other coding at most is taken.
     ///   - limit: most bytes of decoded body.
     /// - Throws: ``CollectorError`` `.unsupportedEncoding` (415) for another encoding,
     ///   `.bodyTooLarge` (413) past `limit`, `.malformedBatch` (400) for a corrupt stream.
@@ -18,6 +18,13 @@ package enum ContentDecoding {
         let codings = (encoding ?? "").split(separator: ",").map {
             $0.trimmingCharacters(in: .whitespaces).lowercased()
         }.filter { !$0.isEmpty && $0 != "identity" }
+        // One coding at most: each layer is bounded, but not their number, and a body of 8,000
+        // stored gzip layers cost a second of CPU before the key was even checked (a review).
+        guard codings.count <= 1 else {
+            throw CollectorError(
+                .unsupportedEncoding,
+                "Content-Encoding lists \(codings.count) codings; send the body as is, or gzip or deflate it once")
+        }
         var data = body
         for coding in codings.reversed() {
             switch coding {

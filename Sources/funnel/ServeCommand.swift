@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
             Bodies may be gzip or deflate (Content-Encoding; PostHog's ?compression=gzip-js).
 
             Refusals: 401 unknown or revoked key, 400 not a batch, 413 body or batch too large \
-            (split it), 415 a Content-Encoding other than gzip or deflate, 429 over the rate limit (Retry-After says when to come back). \
+            (split it), 415 a Content-Encoding other than one gzip or deflate, 429 over the rate limit (Retry-After says when to come back). \
             GET /healthz answers while the process runs; GET /metrics is in Prometheus's text \
             format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes. \
             A connection is closed when a client takes longer than --header-timeout to send its \

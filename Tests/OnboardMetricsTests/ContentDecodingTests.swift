@@ -5,7 +5,8 @@ import Testing
 @testable import OnboardMetricsFormats
 
 /// Request bodies under `Content-Encoding`: gzip and deflate (zlib-wrapped or raw), made by
-/// Python's gzip and zlib modules; the decoded size is bounded; other encodings are 415.
+/// Python's gzip and zlib modules; the decoded size is bounded; other encodings, and more than one
+/// coding, are 415.
 @Suite struct ContentDecodingTests {
     static let text = #"{"batch":[{"type":"track","event":"App Opened","userId":"u1"}]}"#
     static let gzip =
@@ -46,6 +47,18 @@ import Testing
         for body in [Array(Self.text.utf8), Array(gzip.dropLast(12)), gzip + [1, 2, 3]] {
             let error = #expect(throws: CollectorError.self) { try Self.decode(body, "gzip") }
             #expect(error?.code == .malformedBatch)
+        }
+    }
+
+    /// Each layer's output is bounded, not the number of layers: one coding at most, `identity`
+    /// entries aside. `twice` is the text gzipped twice (Python's `gzip.compress`, twice).
+    @Test func moreThanOneCodingIsUnsupported() throws {
+        let twice =
+            "H4sIAGfOCWsC/wFPALD/H4sIAGfOCWsC/6tWSkosSc5QsoquViqpLEhVslIqKUpMzlbSUUotS80rAfIdCwoU/AtS81JTgIKlxalFnilA0VJDpdrYWgCsE5MBPwAAAE6TKs9PAAAA"
+        #expect(try Self.decode(Self.bytes(Self.gzip), "gzip, identity") == Self.text)
+        for encoding in ["gzip, gzip", "deflate,gzip", "gzip, identity, gzip"] {
+            let error = #expect(throws: CollectorError.self) { try Self.decode(Self.bytes(twice), encoding) }
+            #expect(error?.code == .unsupportedEncoding, "\(encoding)")
         }
     }
 }
