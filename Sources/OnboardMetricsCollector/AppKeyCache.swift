@@ -11,6 +11,9 @@ import OnboardMetricsStore
 /// While the database cannot be reached it is tried at most once per `missInterval` too, so an
 /// outage does not queue every request behind a connection attempt. Each read opens a
 /// connection of its own (every few seconds at most), so no connection is shared between threads.
+/// One read at a time: requests that need the keys while one runs wait for it (each wrong key
+/// that came before the first read finished opened a connection of its own: a flood of them,
+/// needing no key, took PostgreSQL's connections).
 package final class AppKeyCache: Sendable {
     private let database: PostgresConfiguration
     let refreshInterval: TimeInterval
@@ -23,6 +26,10 @@ package final class AppKeyCache: Sendable {
         var loadedAt = Date.distantPast
         /// The last failed read and when it happened.
         var lastFailure: (at: Date, error: any Error)?
+        /// The read under way, which requests that need the keys meanwhile wait for.
+        var reading: Task<Void, any Error>?
+        /// Reads started (for tests).
+        var reads = 0
     }
 
     package init(
@@ -46,27 +53,45 @@ package final class AppKeyCache: Sendable {
     /// - Throws: `PostgresError` when the keys must be read and the database cannot be reached.
     package func key(for secret: String, now: Date = Date()) async throws -> AppKey? {
         let digest = AppKey.digest(of: secret)
-        let (known, age, failure) = state.withLockedValue {
-            ($0.keys[digest], now.timeIntervalSince($0.loadedAt), $0.lastFailure)
+        let plan = state.withLockedValue { state -> Plan in
+            let known = state.keys[digest]
+            let age = now.timeIntervalSince(state.loadedAt)
+            if let known, age < refreshInterval { return .answer(known) }
+            if known == nil, age < missInterval { return .answer(nil) }
+            // The database is down: keep accepting the keys known a moment ago.
+            if let failure = state.lastFailure, now.timeIntervalSince(failure.at) < missInterval {
+                return known.map { .answer($0) } ?? .failed(failure.error)
+            }
+            // This request reads the keys, or waits for the read under way.
+            let reading = state.reading ?? Task { [self] in try await refresh(now: now) }
+            state.reading = reading
+            return .read(reading, known: known)
         }
-        if let known, age < refreshInterval { return known }
-        if known == nil, age < missInterval { return nil }
-        // The database is down: keep accepting the keys known a moment ago.
-        if let failure, now.timeIntervalSince(failure.at) < missInterval {
-            if let known { return known }
-            throw failure.error
+        switch plan {
+        case .answer(let key): return key
+        case .failed(let error): throw error
+        case .read(let reading, let known):
+            do {
+                try await reading.value
+            } catch {
+                if let known { return known }
+                throw error
+            }
+            return state.withLockedValue { $0.keys[digest] }
         }
-        do {
-            try await refresh(now: now)
-        } catch {
-            if let known { return known }
-            throw error
-        }
-        return state.withLockedValue { $0.keys[digest] }
+    }
+
+    /// What a request for a key does.
+    private enum Plan {
+        case answer(AppKey?)
+        case failed(any Error)
+        case read(Task<Void, any Error>, known: AppKey?)
     }
 
     /// Loads the keys; a failure is logged and remembered, so requests do not all retry at once.
+    /// Ends the read under way (``State/reading``) either way.
     func refresh(now: Date) async throws {
+        defer { state.withLockedValue { $0.reading = nil } }
         do {
             try await load(now: now)
         } catch {
@@ -84,11 +109,16 @@ package final class AppKeyCache: Sendable {
     private func reload(now: Date) throws {
         let connection = try PostgresConnection(configuration: database)
         defer { connection.close() }
+        state.withLockedValue { $0.reads += 1 }
         let fresh = try AppKeyStore().activeDigests(on: connection)
         let recovered = state.withLockedValue { state in
             defer {
-                state.keys = fresh
-                state.loadedAt = now
+                // A read started before the last one that finished is older: it changes nothing
+                // (it could bring back a key revoked since).
+                if now >= state.loadedAt {
+                    state.keys = fresh
+                    state.loadedAt = now
+                }
                 state.lastFailure = nil
             }
             return state.lastFailure != nil
@@ -96,4 +126,7 @@ package final class AppKeyCache: Sendable {
         if recovered { logger.notice("app keys readable again", metadata: ["keys": "\(fresh.count)"]) }
         logger.trace("app keys read", metadata: ["keys": "\(fresh.count)"])
     }
+
+    /// Reads of the keys started so far (for tests).
+    var reads: Int { state.withLockedValue { $0.reads } }
 }

@@ -38,4 +38,30 @@ import Testing
         #expect(try await cache.key(for: second.secret, now: t1.addingTimeInterval(5.1)) == nil)
         #expect(try await cache.key(for: first.secret, now: t1.addingTimeInterval(5.2))?.id == first.key.id)
     }
+
+    /// Requests that need the keys while a read runs wait for it: a burst of wrong keys once the
+    /// miss interval has passed reads them once, where each used to open a connection of its own
+    /// (a flood needing no key took PostgreSQL's connections).
+    @Test func wrongKeysAtOnceReadTheKeysOnce() async throws {
+        let configuration = try await TestDatabase.migrated("key_cache_flood")
+        let cache = AppKeyCache(database: configuration, refreshInterval: 5, missInterval: 1)
+        let key = try await TestDatabase.withConnection(configuration) { connection in
+            try AppKeyStore().create(name: "app", on: connection)
+        }
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        try await cache.load(now: t0)
+        #expect(cache.reads == 1)
+        let later = t0.addingTimeInterval(1.5)
+        let found = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    let secret = index == 39 ? key.secret : "om_wrong_\(index)"
+                    return try await cache.key(for: secret, now: later) != nil
+                }
+            }
+            return try await group.reduce(into: 0) { $0 += $1 ? 1 : 0 }
+        }
+        #expect(found == 1)
+        #expect(cache.reads == 2)
+    }
 }
