@@ -40,13 +40,24 @@ package struct DashboardQuery: Sendable {
         return options
     }
 
-    /// The options of `funnel experiment KEY`: `metric` (repeatable; default completion), `per`,
+    /// The most distinct `metric`s a page may ask for.
+    package static let maximumMetrics = 20
+
+    /// The options of `funnel experiment KEY`: `metric` (repeatable, at most ``maximumMetrics``
+    /// distinct, repeats once; default completion), `per`,
     /// `window`, `since`, `until`, `engine`, `mde`.
     /// - Throws: ``DashboardError`` `.badRequest` naming the parameter.
     package func experimentOptions(key: String) throws -> ExperimentOptions {
         var options = ExperimentOptions(key: key)
         do {
-            let metrics = values("metric")
+            // Each metric is a pass over every session: a page asks for a few, once each (a URL
+            // has room for thousands).
+            var seen = Set<String>()
+            let metrics = values("metric").filter { seen.insert($0).inserted }
+            guard metrics.count <= Self.maximumMetrics else {
+                throw DashboardError(
+                    .badRequest, "metric: at most \(Self.maximumMetrics) metrics, not \(metrics.count)")
+            }
             options.metrics = try (metrics.isEmpty ? ["completion"] : metrics).map(
                 ExperimentOptions.Metric.init(parsing:))
         } catch let error as ExperimentError {

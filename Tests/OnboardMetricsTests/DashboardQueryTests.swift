@@ -72,6 +72,21 @@ import Testing
         }
     }
 
+    /// Each metric is a pass over every session: repeats count once, and more than 20 distinct
+    /// are refused (a URL has room for thousands).
+    @Test func experimentMetricsAreDistinctAndFew() throws {
+        let repeated = try DashboardQuery.parse("metric=completion&metric=completion&metric=step:consent")
+            .experimentOptions(key: "consent-copy")
+        #expect(repeated.metrics.count == 2)
+        let many = (0...DashboardQuery.maximumMetrics).map { "metric=step:s\($0)" }.joined(separator: "&")
+        let error = #expect(throws: DashboardError.self) {
+            try DashboardQuery.parse(many).experimentOptions(key: "consent-copy")
+        }
+        #expect(error?.message.contains("at most 20 metrics") == true)
+        let enough = (1...DashboardQuery.maximumMetrics).map { "metric=step:s\($0)" }.joined(separator: "&")
+        #expect(try DashboardQuery.parse(enough).experimentOptions(key: "consent-copy").metrics.count == 20)
+    }
+
     @Test func linksCarryTheQueryAndDropTheFormat() {
         let query = DashboardQuery.parse("breakdown=variant%3Aconsent+copy&format=json&per=user")
         #expect(query.value("breakdown") == "variant:consent copy")
