@@ -130,11 +130,14 @@ extension Collector {
             let total = metrics.rejected(format: source.rawValue, code: error.code.description)
             // Told for the first hundred, then every thousandth: a broken client must not flood the log.
             if total <= 100 || total % 1_000 == 0 {
+                // The id and the reason quote what a client sent: in their debug form, cut short, so
+                // that a newline in a messageId cannot forge a line of the log.
                 var metadata: Logger.Metadata = [
                     "format": "\(source.rawValue)", "index": "\(index)", "code": "\(error.code)",
-                    "field": "\(error.field)", "reason": "\(error.reason)", "rejected_so_far": "\(total)",
+                    "field": "\(error.field)", "reason": "\(String(error.reason.prefix(200)).debugDescription)",
+                    "rejected_so_far": "\(total)",
                 ]
-                if let id { metadata["id"] = "\(id)" }
+                if let id { metadata["id"] = "\(String(id.prefix(100)).debugDescription)" }
                 logger.info("event rejected", metadata: metadata)
             }
         }
