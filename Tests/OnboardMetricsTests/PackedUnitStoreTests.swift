@@ -294,9 +294,10 @@ import Testing
             trace.start = time()
             trace.flowID = name()
             for id in 0..<Int.random(in: 0...3, using: &random) {
+                let feature = name()
                 trace.shown["h\(id)\(name() ?? "")"] = DiscoveryTrace.Showing(
-                    time: time(), feature: name(), dismissedAt: Bool.random(using: &random) ? time() : nil,
-                    reason: name())
+                    time: time(), feature: feature, dismissedAt: Bool.random(using: &random) ? time() : nil,
+                    reason: name(), featureAt: feature == nil ? 0 : time())
             }
             for _ in 0..<Int.random(in: 0...3, using: &random) {
                 trace.uses[name() ?? "f"] = (0..<Int.random(in: 0...5, using: &random)).map { _ in time() }
@@ -316,6 +317,7 @@ import Testing
             for (id, showing) in trace.shown {
                 let other = stored?.shown[id]
                 #expect(other?.time == showing.time && other?.feature == showing.feature)
+                #expect(other?.featureAt == showing.featureAt)
                 #expect(other?.dismissedAt == showing.dismissedAt && other?.reason == showing.reason)
             }
         }

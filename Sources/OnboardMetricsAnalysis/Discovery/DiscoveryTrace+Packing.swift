@@ -7,7 +7,8 @@
 /// comes back as it was.
 ///
 /// Layout: the start; the flow; the showing count, then per showing its highlight id, time,
-/// feature, dismissal time (0, or 1 and the time) and reason; the feature count, then per feature
+/// feature (and, when there is one, when it was named), dismissal time (0, or 1 and the time) and
+/// reason; the feature count, then per feature
 /// its name and its times, each less the one before; the exposure (0, or 1, its time and variant).
 extension DiscoveryTrace: PackableUnit {
     init(stepCount: Int) {
@@ -24,6 +25,7 @@ extension DiscoveryTrace: PackableUnit {
             PackedBytes.appendString(id, to: &bytes)
             PackedBytes.appendZigZag(showing.time &- start, to: &bytes)
             PackedBytes.appendString(showing.feature, to: &bytes)
+            if showing.feature != nil { PackedBytes.appendZigZag(showing.featureAt &- showing.time, to: &bytes) }
             if let dismissed = showing.dismissedAt {
                 bytes.append(1)
                 PackedBytes.appendZigZag(dismissed &- showing.time, to: &bytes)
@@ -59,8 +61,10 @@ extension DiscoveryTrace: PackableUnit {
             let id = reader.string() ?? ""
             let time = start &+ reader.zigZag()
             let feature = reader.string()
+            let featureAt = feature == nil ? 0 : time &+ reader.zigZag()
             let dismissedAt = reader.byte() == 0 ? nil : time &+ reader.zigZag()
-            shown[id] = Showing(time: time, feature: feature, dismissedAt: dismissedAt, reason: reader.string())
+            shown[id] = Showing(
+                time: time, feature: feature, dismissedAt: dismissedAt, reason: reader.string(), featureAt: featureAt)
         }
         uses.removeAll(keepingCapacity: true)
         for _ in 0..<Int(reader.varint()) {

@@ -9,9 +9,13 @@ struct DiscoveryTrace: Sendable {
     /// The first showing of one highlight and its first dismissal.
     struct Showing: Sendable {
         var time: Int64
+        /// The feature named by the earliest of the highlight's events that named one.
         var feature: String?
         var dismissedAt: Int64?
         var reason: String?
+        /// When the event that named `feature` happened (meaningless without one): a merge keeps
+        /// the earliest, so that it gives one answer in whatever order a person's sessions come.
+        var featureAt: Int64 = 0
     }
 
     /// Start of the unit (its earliest session), microseconds since 1970.
@@ -42,16 +46,22 @@ struct DiscoveryTrace: Sendable {
                     if event.time < existing.time {
                         shown[id]?.time = event.time
                     }
-                    if existing.feature == nil { shown[id]?.feature = feature }
+                    if existing.feature == nil, let feature {
+                        shown[id]?.feature = feature
+                        shown[id]?.featureAt = event.time
+                    }
                 } else {
-                    shown[id] = Showing(time: event.time, feature: feature)
+                    shown[id] = Showing(time: event.time, feature: feature, featureAt: event.time)
                 }
             case .highlightDismissed:
                 // Dismissals come after their showing in a session's order, so it is known here.
                 guard let id = event.name, shown[id] != nil, shown[id]?.dismissedAt == nil else { continue }
                 shown[id]?.dismissedAt = event.time
                 shown[id]?.reason = event.properties["reason"]?.stringValue ?? "(no reason)"
-                if shown[id]?.feature == nil { shown[id]?.feature = event.properties["feature"]?.stringValue }
+                if shown[id]?.feature == nil, let feature = event.properties["feature"]?.stringValue {
+                    shown[id]?.feature = feature
+                    shown[id]?.featureAt = event.time
+                }
             case .featureUsed:
                 guard let feature = event.name else { continue }
                 uses[feature, default: []].append(event.time)
@@ -76,7 +86,12 @@ struct DiscoveryTrace: Sendable {
             var merged =
                 (showing.time, showing.dismissedAt ?? .max, showing.reason ?? "")
                     < (mine.time, mine.dismissedAt ?? .max, mine.reason ?? "") ? showing : mine
-            merged.feature = merged.feature ?? mine.feature ?? showing.feature
+            // The earliest naming of a feature, ties by name: `merged.feature ?? mine.feature ??
+            // showing.feature` forgot which session named it, and three sessions merged in two
+            // orders gave two features (a review).
+            let named = [mine, showing].compactMap { showing in showing.feature.map { (showing.featureAt, $0) } }
+            merged.feature = named.min { $0 < $1 }?.1
+            merged.featureAt = named.min { $0 < $1 }?.0 ?? 0
             shown[id] = merged
         }
         for (feature, times) in other.uses { uses[feature, default: []] += times }
