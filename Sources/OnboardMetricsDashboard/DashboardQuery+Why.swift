@@ -65,8 +65,10 @@ extension DashboardQuery {
             options.depth = parsed
         }
         if let top = value("top") {
-            guard let parsed = Int(top), parsed >= 1 else {
-                throw DashboardError(.badRequest, "top must be at least 1")
+            // A page lists what a person reads: every distinct path of a large database would be
+            // a page of megabytes (a review).
+            guard let parsed = Int(top), (1...1_000).contains(parsed) else {
+                throw DashboardError(.badRequest, "top must be from 1 to 1000")
             }
             options.top = parsed
         }

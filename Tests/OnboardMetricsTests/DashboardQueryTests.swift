@@ -87,6 +87,14 @@ import Testing
         #expect(try DashboardQuery.parse(enough).experimentOptions(key: "consent-copy").metrics.count == 20)
     }
 
+    /// A paths page lists at most 1,000 paths: more is a page of megabytes, not a list to read.
+    @Test func pathsTopIsBounded() throws {
+        #expect(try DashboardQuery.parse("top=1000").pathOptions().top == 1_000)
+        for text in ["top=0", "top=1001", "top=many"] {
+            #expect(throws: DashboardError.self, "\(text)") { try DashboardQuery.parse(text).pathOptions() }
+        }
+    }
+
     @Test func linksCarryTheQueryAndDropTheFormat() {
         let query = DashboardQuery.parse("breakdown=variant%3Aconsent+copy&format=json&per=user")
         #expect(query.value("breakdown") == "variant:consent copy")
