@@ -2,22 +2,33 @@ import Foundation
 import Testing
 
 @testable import OnboardMetricsCollector
+@testable import OnboardMetricsPostgres
 @testable import OnboardMetricsStore
 
 /// The key cache's promises with the clock passed in, so a loaded machine cannot stretch them: an
 /// unknown key is read from PostgreSQL at most once per miss interval, a new key works once that
 /// interval has passed, and a revoked key stops once the refresh interval has.
 @Suite struct AppKeyCacheTests {
-    @Test func newKeysWorkAfterTheMissIntervalAndRevokedOnesStopAfterTheRefresh() async throws {
-        let configuration = try await TestDatabase.migrated("key_cache")
+    /// The cache's clock: every read and request is told the time, so none of this depends on
+    /// how fast the machine is.
+    static let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+
+    /// A new database `name` with one key, and a cache (refresh 5 s, miss 1 s) that read it at ``t0``.
+    static func loaded(
+        _ name: String
+    ) async throws -> (PostgresConfiguration, AppKeyCache, (key: AppKey, secret: String)) {
+        let configuration = try await TestDatabase.migrated(name)
         let cache = AppKeyCache(database: configuration, refreshInterval: 5, missInterval: 1)
-        let first = try await TestDatabase.withConnection(configuration) { connection in
+        let created = try await TestDatabase.withConnection(configuration) { connection in
             try AppKeyStore().create(name: "first", on: connection)
         }
-        // The cache's clock: every read and request is told the time, so none of this depends on
-        // how fast the machine is.
-        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         try await cache.load(now: t0)
+        return (configuration, cache, created)
+    }
+
+    @Test func newKeysWorkAfterTheMissIntervalAndRevokedOnesStopAfterTheRefresh() async throws {
+        let (configuration, cache, first) = try await Self.loaded("key_cache")
+        let t0 = Self.t0
         #expect(try await cache.key(for: first.secret, now: t0)?.id == first.key.id)
         #expect(try await cache.key(for: "om_unknown", now: t0) == nil)
 
@@ -43,15 +54,9 @@ import Testing
     /// miss interval has passed reads them once, where each used to open a connection of its own
     /// (a flood needing no key took PostgreSQL's connections).
     @Test func wrongKeysAtOnceReadTheKeysOnce() async throws {
-        let configuration = try await TestDatabase.migrated("key_cache_flood")
-        let cache = AppKeyCache(database: configuration, refreshInterval: 5, missInterval: 1)
-        let key = try await TestDatabase.withConnection(configuration) { connection in
-            try AppKeyStore().create(name: "app", on: connection)
-        }
-        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
-        try await cache.load(now: t0)
+        let (_, cache, key) = try await Self.loaded("key_cache_flood")
         #expect(cache.reads == 1)
-        let later = t0.addingTimeInterval(1.5)
+        let later = Self.t0.addingTimeInterval(1.5)
         let found = try await withThrowingTaskGroup(of: Bool.self) { group in
             for index in 0..<40 {
                 group.addTask {

@@ -193,13 +193,18 @@ import Testing
         }
     }
 
-    @Test func failedSignInsFromOneAddressAreLimited() async throws {
+    /// The seeded dashboard with a limiter of two failures at once, then one an hour, and a wrong
+    /// secret for its viewer.
+    static func limited() async throws -> (DashboardFixture.Seeded, some ApplicationProtocol, HTTPFields) {
         let seeded = try await DashboardFixture.seeded.value
-        // Two failures at once, then one an hour.
         let app = DashboardFixture.application(
             seeded.configuration, limiter: SignInLimiter(rate: 1.0 / 3_600, burst: 2))
+        return (seeded, app, [.authorization: DashboardFixture.basic(seeded.viewer, "guess")])
+    }
+
+    @Test func failedSignInsFromOneAddressAreLimited() async throws {
+        let (seeded, app, wrong) = try await Self.limited()
         try await app.test(.router) { client in
-            let wrong: HTTPFields = [.authorization: DashboardFixture.basic(seeded.viewer, "guess")]
             for _ in 0..<2 {
                 try await client.execute(uri: "/", method: .get, headers: wrong) { response in
                     #expect(response.status == .unauthorized)
@@ -227,11 +232,8 @@ import Testing
     /// a connection), so no more than the burst are checked; with the failure counted only after
     /// its check, every attempt sent meanwhile was checked.
     @Test func wrongSecretsSentAtOnceAreCheckedNoMoreThanTheBurst() async throws {
-        let seeded = try await DashboardFixture.seeded.value
-        let app = DashboardFixture.application(
-            seeded.configuration, limiter: SignInLimiter(rate: 1.0 / 3_600, burst: 2))
+        let (_, app, wrong) = try await Self.limited()
         try await app.test(.router) { client in
-            let wrong: HTTPFields = [.authorization: DashboardFixture.basic(seeded.viewer, "guess")]
             let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                 for _ in 0..<12 {
                     group.addTask { try await client.execute(uri: "/", method: .get, headers: wrong) { $0.status } }
