@@ -25,22 +25,19 @@ package enum ContentDecoding {
                 .unsupportedEncoding,
                 "Content-Encoding lists \(codings.count) codings; send the body as is, or gzip or deflate it once")
         }
-        var data = body
-        for coding in codings.reversed() {
-            switch coding {
-            case "gzip", "x-gzip": data = try inflate(data, windowBits: 16 + 15, limit: limit, name: "gzip")
-            case "deflate":
-                // RFC 9110's "deflate" is the zlib format; a raw deflate stream has no zlib header.
-                let zlibWrapped =
-                    data.count >= 2 && data[0] & 0x0F == 8 && (UInt16(data[0]) << 8 | UInt16(data[1])) % 31 == 0
-                data = try inflate(data, windowBits: zlibWrapped ? 15 : -15, limit: limit, name: "deflate")
-            default:
-                throw CollectorError(
-                    .unsupportedEncoding,
-                    "Content-Encoding \(coding) is not supported; send the body as is, gzip or deflate")
-            }
+        guard let coding = codings.first else { return body }
+        switch coding {
+        case "gzip", "x-gzip": return try inflate(body, windowBits: 16 + 15, limit: limit, name: "gzip")
+        case "deflate":
+            // RFC 9110's "deflate" is the zlib format; a raw deflate stream has no zlib header.
+            let zlibWrapped =
+                body.count >= 2 && body[0] & 0x0F == 8 && (UInt16(body[0]) << 8 | UInt16(body[1])) % 31 == 0
+            return try inflate(body, windowBits: zlibWrapped ? 15 : -15, limit: limit, name: "deflate")
+        default:
+            throw CollectorError(
+                .unsupportedEncoding,
+                "Content-Encoding \(coding) is not supported; send the body as is, gzip or deflate")
         }
-        return data
     }
 
     /// Inflates `input` with zlib, stopping with an error once the output passes `limit`.

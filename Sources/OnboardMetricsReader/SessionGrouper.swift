@@ -218,13 +218,7 @@ public struct SessionGrouper {
         let order = remaining.indices.filter { remaining[$0].active }.sorted {
             remaining[$0].lastStreamTime < remaining[$1].lastStreamTime
         }
-        for slot in order {
-            if remaining[slot].derived {
-                derivedIndex.remove(remaining[slot].sessionID)
-            } else {
-                index.remove(remaining[slot].sessionID)
-            }
-        }
+        for slot in order { forget(remaining[slot]) }
         freeSlots.removeAll(keepingCapacity: true)
         watermark = Int64.min
         // Every stream's session is closed. A trace reader's streams come one trace each and in
@@ -301,6 +295,11 @@ public struct SessionGrouper {
         return nil
     }
 
+    /// Takes a closed session out of its index (the stored sessions' or the derived ones').
+    private mutating func forget(_ builder: Builder) {
+        if builder.derived { derivedIndex.remove(builder.sessionID) } else { index.remove(builder.sessionID) }
+    }
+
     private mutating func close(_ slot: Int, _ emit: (RecordedSession) throws -> Void) rethrows {
         // Moved out, not copied, so the clock-offset shift below happens in place.
         var events: [RecordedEvent] = []
@@ -310,7 +309,7 @@ public struct SessionGrouper {
         builders[slot].context = [:]
         builders[slot].offsets = []
         freeSlots.append(slot)
-        if builder.derived { derivedIndex.remove(builder.sessionID) } else { index.remove(builder.sessionID) }
+        forget(builder)
         if lastSessionID == builder.sessionID, lastDerived == builder.derived { lastSessionID = nil }
         openCount -= 1
         try emit(Self.session(builder, events: &events))

@@ -6,11 +6,13 @@ extension UnsafeRawBufferPointer {
     /// samples of `funnel report --steps` from traces at 1.77M events (`perf record`), about 2 %
     /// with `memcmp`.
     func equals(_ other: [UInt8]) -> Bool {
+        other.withUnsafeBytes { equals($0) }
+    }
+
+    /// Whether these bytes are `other`'s, compared with `memcmp`.
+    func equals(_ other: UnsafeRawBufferPointer) -> Bool {
         guard count == other.count else { return false }
-        guard count > 0, let base = baseAddress else { return true }
-        return other.withUnsafeBytes { bytes in
-            guard let otherBase = bytes.baseAddress else { return false }
-            return memcmp(base, otherBase, count) == 0
-        }
+        guard count > 0, let base = baseAddress, let otherBase = other.baseAddress else { return true }
+        return memcmp(base, otherBase, count) == 0
     }
 }

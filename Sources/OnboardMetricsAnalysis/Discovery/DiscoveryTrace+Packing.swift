@@ -8,8 +8,8 @@
 ///
 /// Layout: the start; the flow; the showing count, then per showing its highlight id, time,
 /// feature (and, when there is one, when it was named), dismissal time (0, or 1 and the time) and
-/// reason; the feature count, then per feature
-/// its name and its times, each less the one before; the exposure (0, or 1, its time and variant).
+/// reason; the feature count, then per feature its name and its times, each less the one before;
+/// the exposure (0, or 1, its time and variant).
 extension DiscoveryTrace: PackableUnit {
     init(stepCount: Int) {
         start = 0

@@ -89,9 +89,9 @@ struct DiscoveryTrace: Sendable {
             // The earliest naming of a feature, ties by name: `merged.feature ?? mine.feature ??
             // showing.feature` forgot which session named it, and three sessions merged in two
             // orders gave two features (a review).
-            let named = [mine, showing].compactMap { showing in showing.feature.map { (showing.featureAt, $0) } }
-            merged.feature = named.min { $0 < $1 }?.1
-            merged.featureAt = named.min { $0 < $1 }?.0 ?? 0
+            let earliest = [mine, showing].compactMap { one in one.feature.map { (one.featureAt, $0) } }.min { $0 < $1 }
+            merged.feature = earliest?.1
+            merged.featureAt = earliest?.0 ?? 0
             shown[id] = merged
         }
         for (feature, times) in other.uses { uses[feature, default: []] += times }

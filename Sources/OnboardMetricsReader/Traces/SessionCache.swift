@@ -93,7 +93,8 @@ public final class SessionCache: Sendable {
         var isFull: Bool { sessions.count >= Int(UInt32.max) }
         /// The xmin of the last read's snapshot (nil: nothing read yet).
         var watermark: UInt64?
-        /// The server and database that read was from (``identity(on:)``).
+        /// The server and database that read was from: the server's system identifier and the
+        /// database's oid, as `read` asks for them.
         var database: String?
 
         mutating func remove(_ sessionID: UUID) {
@@ -350,11 +351,11 @@ public final class SessionCache: Sendable {
                     FROM pg_database d WHERE d.datname = current_database()
                     """
                 ).first, let xmin = row[0].string.flatMap({ UInt64($0) }), let database = row[1].string
-            else { throw PostgresError(.invalidValue, "the server gave no snapshot xmin") }
+            else { throw PostgresError(.invalidValue, "the server gave no snapshot xmin or no identity") }
             // Another server or database under the same settings (a cluster initialised again, a
             // database dropped and restored), or a server gone back in time: its traces' writers
             // say nothing about what was kept, so everything is read again.
-            if entry.watermark != nil, entry.database != database || xmin < (entry.watermark ?? 0) {
+            if let watermark = entry.watermark, entry.database != database || xmin < watermark {
                 entry = Entry()
             }
             var filter = ""
