@@ -12,7 +12,7 @@
 #   reingest   the same file again into the same database: every event is already stored
 #   recorder   the EventRecorder API: `recorder-bench --input FILE.jsonl` records the file's
 #              events (parsed before its clock starts) and flushes
-#   serve      `funnel serve --rate-limit 0` loaded by wrk (scripts/bench/post-file.lua) posting
+#   serve      `funnel serve --rate-limit 0 --event-rate-limit 0` loaded by wrk (scripts/bench/post-file.lua) posting
 #              the file as native batches of BATCH events on CONNECTIONS connections, each answered
 #              once committed; timed from when wrk has its requests made (it reads the file first,
 #              as recorder-bench parses its input first) until every batch is answered

@@ -66,10 +66,10 @@ extension Collector {
     }
 
     /// `POST /v1/batch` with a Segment body, or a single-call endpoint (`type` from its path).
-    /// - Parameter authorized: the key's check when the request had an `Authorization` header;
-    ///   otherwise the body's `writeKey` is checked.
+    /// - Parameter key: the key an `Authorization` header named, checked already; without one the
+    ///   body's `writeKey` is checked.
     package func recordSegment(
-        body: [UInt8], single type: AnalyticsMessage.CallType?, authorized: Bool, since started: Date
+        body: [UInt8], single type: AnalyticsMessage.CallType?, key: AppKey?, since started: Date
     ) async -> Answer {
         let timestamps = TimestampParser()
         let batch: SegmentBatch
@@ -82,14 +82,20 @@ extension Collector {
         } catch {
             return counted(.segment, parseRefusal(error, since: started))
         }
-        if !authorized, case .refused(let answer) = await authorize(secret: batch.writeKey) {
-            return counted(.segment, answer)
+        let checked: AppKey
+        switch key {
+        case .some(let key): checked = key
+        case .none:
+            switch await authorize(secret: batch.writeKey) {
+            case .refused(let answer): return counted(.segment, answer)
+            case .allowed(let key): checked = key
+            }
         }
-        return counted(.segment, await record(batch.items, source: .segment, since: started))
+        return counted(.segment, await record(batch.items, source: .segment, key: checked, since: started))
     }
 
     /// `POST /batch/`, `/capture/`, `/e/`, `/i/v0/e/`: PostHog's capture API.
-    package func recordPostHog(body: [UInt8], authorized: Bool, since started: Date) async -> Answer {
+    package func recordPostHog(body: [UInt8], key: AppKey?, since started: Date) async -> Answer {
         let batch: PostHogBatch
         do {
             let maximumEvents = configuration.maximumEvents
@@ -99,10 +105,16 @@ extension Collector {
         } catch {
             return counted(.posthog, parseRefusal(error, since: started))
         }
-        if !authorized, case .refused(let answer) = await authorize(secret: batch.apiKey) {
-            return counted(.posthog, answer)
+        let checked: AppKey
+        switch key {
+        case .some(let key): checked = key
+        case .none:
+            switch await authorize(secret: batch.apiKey) {
+            case .refused(let answer): return counted(.posthog, answer)
+            case .allowed(let key): checked = key
+            }
         }
-        return counted(.posthog, await record(batch.items, source: .posthog, since: started))
+        return counted(.posthog, await record(batch.items, source: .posthog, key: checked, since: started))
     }
 
     /// Counts a Segment or PostHog answer by format and status (refusals included).
@@ -117,9 +129,11 @@ extension Collector {
     }
 
     /// Maps, validates and records the calls; answers once the accepted ones are stored.
-    private func record(_ items: [SegmentBatch.Item], source: AnalyticsMessage.Source, since started: Date) async
-        -> Answer
-    {
+    private func record(
+        _ items: [SegmentBatch.Item], source: AnalyticsMessage.Source, key: AppKey, since started: Date
+    ) async -> Answer {
+        let calls = items.lazy.filter { if case .message = $0 { true } else { false } }.count
+        if let refusal = chargeEvents(calls, key: key, since: started) { return refusal }
         let now = configuration.clock()
         var accepted = 0
         var mark = RecordingMark()
@@ -153,7 +167,7 @@ extension Collector {
                 } catch let error as EventValidationError {
                     reject(index, message.messageID, error)
                 } catch {
-                    return refuse(503, "unavailable", "the server is shutting down", since: started)
+                    return refuse(503, "unavailable", "the server is shutting down", key: key, since: started)
                 }
             }
         }

@@ -24,6 +24,13 @@ package final class Collector: Sendable {
         package var rateLimit = 500.0
         /// Batch requests a key may make at once. Default 1,000.
         package var burst = 1_000.0
+        /// Events a second per key on average (429 above), counted over every format; 0 for no
+        /// limit. Default 50,000. The request limit alone lets one key send 500 full batches a
+        /// second, more than the server stores: one app could then fill the recorder's queue
+        /// and its spool, and every other app would wait behind it.
+        package var eventRateLimit = 50_000.0
+        /// Events a key may send at once. Default 200,000.
+        package var eventBurst = 200_000.0
         /// The server's clock: `received_at`, rate limiting.
         package var clock: @Sendable () -> Date = { Date() }
         /// How Segment and PostHog calls become onboarding events (`--mapping`).
@@ -52,6 +59,7 @@ package final class Collector: Sendable {
     package let metrics: CollectorMetrics
     private let keys: AppKeyCache
     private let limiter: RateLimiter
+    private let eventLimiter: RateLimiter
     /// One line per refused request, with its status, code and (once known) the key's id and
     /// prefix — never the key: a request's secret is neither logged nor put in a message. Also
     /// where rejected events of Segment and PostHog batches are told (their clients do not read
@@ -68,6 +76,7 @@ package final class Collector: Sendable {
         self.logger = logger
         metrics = CollectorMetrics(factory: configuration.metricsFactory)
         limiter = RateLimiter(rate: configuration.rateLimit, burst: configuration.burst)
+        eventLimiter = RateLimiter(rate: configuration.eventRateLimit, burst: configuration.eventBurst)
     }
 
     /// The outcome of checking a request's key and rate.
@@ -138,6 +147,19 @@ package final class Collector: Sendable {
         return .allowed(key)
     }
 
+    /// Takes `events` from the key's event budget: `nil` to go ahead, or the 429 that refuses the
+    /// whole batch (nothing of it recorded, so the client resends all of it).
+    func chargeEvents(_ events: Int, key: AppKey?, since started: Date) -> Answer? {
+        guard let key, events > 0,
+            let wait = eventLimiter.acquire(key: key.id, now: configuration.clock(), cost: Double(events))
+        else { return nil }
+        let seconds = max(1, Int(wait.rounded(.up)))
+        return refuse(
+            429, "rate_limited",
+            "more than \(JSONValue.text(configuration.eventRateLimit)) events a second for this key; retry after \(seconds) s",
+            headers: [("Retry-After", String(seconds))], key: key, since: started)
+    }
+
     /// The answer for a body over ``Configuration/maximumBodyBytes``.
     package func bodyTooLarge(key: AppKey? = nil, since started: Date) -> Answer {
         refuse(
@@ -159,6 +181,8 @@ package final class Collector: Sendable {
         } catch {
             return refuse(400, "malformed", "\(error)", key: key, since: started)
         }
+        let events = batch.items.lazy.filter { if case .event = $0 { true } else { false } }.count
+        if let refusal = chargeEvents(events, key: key, since: started) { return refusal }
         let now = configuration.clock()
         var results: [BatchResponse.Result] = []
         results.reserveCapacity(batch.items.count)

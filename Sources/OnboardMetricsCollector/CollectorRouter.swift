@@ -25,7 +25,7 @@ package enum CollectorRouter {
             }
             if Collector.isSegmentBatch(body) {
                 return response(
-                    await collector.recordSegment(body: body, single: nil, authorized: key != nil, since: started))
+                    await collector.recordSegment(body: body, single: nil, key: key, since: started))
             }
             // Without a header: a native batch carries no key in its body, so this is the 401.
             let authorization: Collector.Authorization

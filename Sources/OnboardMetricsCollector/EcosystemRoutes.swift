@@ -25,7 +25,7 @@ enum EcosystemRoutes {
                 case .failure(let refusal): return CollectorRouter.response(collector.counted(.segment, refusal.answer))
                 case .success(let body):
                     return CollectorRouter.response(
-                        await collector.recordSegment(body: body, single: type, authorized: key != nil, since: started))
+                        await collector.recordSegment(body: body, single: type, key: key, since: started))
                 }
             }
         }
@@ -55,7 +55,7 @@ enum EcosystemRoutes {
         case .failure(let refusal): return CollectorRouter.response(collector.counted(.posthog, refusal.answer))
         case .success(let body):
             return CollectorRouter.response(
-                await collector.recordPostHog(body: body, authorized: key != nil, since: started))
+                await collector.recordPostHog(body: body, key: key, since: started))
         }
     }
 }

@@ -25,7 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
             Bodies may be gzip or deflate (Content-Encoding; PostHog's ?compression=gzip-js).
 
             Refusals: 401 unknown or revoked key, 400 not a batch, 413 body or batch too large \
-            (split it), 415 a Content-Encoding other than one gzip or deflate, 429 over the rate limit (Retry-After says when to come back). \
+            (split it), 415 a Content-Encoding other than one gzip or deflate, 429 over a key's rate limit of batches or of events (Retry-After says when to come back). \
             GET /healthz answers while the process runs; GET /metrics is in Prometheus's text \
             format. SIGTERM or SIGINT stops taking requests, answers those in flight and flushes. \
             A connection is closed when a client takes longer than --header-timeout to send its \
@@ -55,6 +55,17 @@ struct ServeCommand: AsyncParsableCommand {
 
     @Option(help: "Batch requests a key may make at once after a quiet spell.")
     var burst = 1_000.0
+
+    @Option(
+        help: ArgumentHelp(
+            "Events a second per key on average, over every format (429 above); 0 for no limit.",
+            discussion:
+                "Keeps one app from filling the server's queue and spool for every other app. A batch goes ahead whenever the key has budget left and may take more than is left; later batches wait out the debt."
+        ))
+    var eventRateLimit = 50_000.0
+
+    @Option(help: "Events a key may send at once after a quiet spell.")
+    var eventBurst = 200_000.0
 
     @Option(help: "Seconds a client may take from a request's first byte to the end of its headers.")
     var headerTimeout = 10.0
@@ -95,6 +106,9 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError("--write-connections must be between 1 and 64")
         }
         guard rateLimit >= 0, burst >= 1 else { throw ValidationError("--rate-limit must be ≥ 0 and --burst ≥ 1") }
+        guard eventRateLimit >= 0, eventBurst >= 1 else {
+            throw ValidationError("--event-rate-limit must be ≥ 0 and --event-burst ≥ 1")
+        }
         for (name, value) in [
             ("--header-timeout", headerTimeout), ("--body-timeout", bodyTimeout), ("--idle-timeout", idleTimeout),
         ]
@@ -121,6 +135,8 @@ struct ServeCommand: AsyncParsableCommand {
         settings.collector.maximumEvents = maxEvents
         settings.collector.rateLimit = rateLimit
         settings.collector.burst = burst
+        settings.collector.eventRateLimit = eventRateLimit
+        settings.collector.eventBurst = eventBurst
         if let eventMapping { settings.collector.mapping = eventMapping }
         settings.timeouts = ConnectionTimeouts(
             header: .nanoseconds(Int64(headerTimeout * 1e9)), body: .nanoseconds(Int64(bodyTimeout * 1e9)),

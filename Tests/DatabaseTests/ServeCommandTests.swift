@@ -219,6 +219,38 @@ import Testing
         #expect(!log.contains(fixture.key))
     }
 
+    /// One key's events are counted over every format: a Segment batch takes from the budget a
+    /// native batch then finds in debt, and the next batch of any format is refused whole.
+    @Test func eventRateLimitCountsEveryFormat() async throws {
+        // Bursts of 15 events, one back every 100 s: no refill while the test runs.
+        let fixture = try await ServeFixture.start(
+            "serve_event_limit", ["--event-rate-limit", "0.01", "--event-burst", "15"])
+        defer { fixture.close() }
+        let now = Timestamp.string(Date())
+        let calls = (0..<10).map {
+            #"{"type":"track","userId":"u","event":"Opened","messageId":"limit-\#($0)","timestamp":"\#(now)"}"#
+        }
+        let segment = Data(#"{"writeKey":"\#(fixture.key)","batch":[\#(calls.joined(separator: ","))]}"#.utf8)
+        #expect(try await Self.post(fixture.endpoint, key: nil, body: segment).status == 200)
+        // 5 left: a batch of 10 still goes ahead, into debt.
+        let ten = Self.recentEvents(sessions: 1, perSession: 10, seed: 41)
+        let native = try await Self.post(fixture.endpoint, key: fixture.key, body: Self.batch(ten))
+        #expect(native.status == 200)
+        let one = Self.recentEvents(sessions: 1, perSession: 1, seed: 42)
+        let limited = try await Self.post(fixture.endpoint, key: fixture.key, body: Self.batch(one))
+        #expect(limited.status == 429)
+        #expect(limited.headers["retry-after"].flatMap(Int.init).map { $0 >= 1 } == true)
+        let message = try #require((try limited.json()["error"] as? [String: Any])?["message"] as? String)
+        #expect(message.contains("events a second for this key"))
+        let posthog = Data(
+            #"{"api_key":"\#(fixture.key)","batch":[{"event":"x","distinct_id":"u","timestamp":"\#(now)"}]}"#.utf8)
+        #expect(try await Self.post(fixture.endpoint, path: "batch/", key: nil, body: posthog).status == 429)
+        // The native ten landed; nothing of the refused batch did.
+        let stored = try await fixture.storedEvents()
+        #expect(ten.allSatisfy { stored[$0.eventID] != nil })
+        #expect(stored[one[0].eventID] == nil)
+    }
+
     /// Clients post batches concurrently while the server is killed (SIGKILL) and started again on
     /// the same database and spool; every event the server answered 200 for is stored, once.
     @Test func aRestartUnderLoadLosesNothingAcknowledged() async throws {

@@ -25,6 +25,27 @@ import Testing
         #expect(limiter.acquire(key: 1, now: quiet) != nil)
     }
 
+    /// A cost over what is left goes ahead once a token is left, and the debt is waited out:
+    /// 128 tokens a second, bursts of 256, batches of 1,024 events (binary fractions, so the
+    /// sums are exact).
+    @Test func largeCostGoesIntoDebt() {
+        let limiter = RateLimiter(rate: 128, burst: 256)
+        let start = Date(timeIntervalSince1970: 1_024)
+        #expect(limiter.acquire(key: 1, now: start, cost: 1_024) == nil)
+        // 256 - 1,024 = -768 left: (1 + 768) / 128 s until one token is back, nothing taken meanwhile.
+        #expect(limiter.acquire(key: 1, now: start, cost: 1) == 769.0 / 128)
+        #expect(limiter.acquire(key: 1, now: start.addingTimeInterval(6), cost: 1) == 1.0 / 128)
+        var now = start.addingTimeInterval(769.0 / 128)
+        #expect(limiter.acquire(key: 1, now: now, cost: 1_024) == nil)
+        // Then each batch of 1,024 waits out its 8 s of debt: `rate` tokens a second.
+        for _ in 0..<10 {
+            #expect(limiter.acquire(key: 1, now: now.addingTimeInterval(7.5), cost: 1_024) == 0.5)
+            now = now.addingTimeInterval(8)
+            #expect(limiter.acquire(key: 1, now: now, cost: 1_024) == nil)
+        }
+        #expect(now.timeIntervalSince(start) == 769.0 / 128 + 80)
+    }
+
     @Test func zeroRateIsNoLimit() {
         let limiter = RateLimiter(rate: 0, burst: 1)
         #expect((0..<1_000).allSatisfy { _ in limiter.acquire(key: 1, now: Date(timeIntervalSince1970: 0)) == nil })

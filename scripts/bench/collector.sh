@@ -24,7 +24,7 @@ start_collector() {
     shift 2
     key="$("$bin/funnel" keys create bench --database-url "$(db_url "$database")" --quiet)"
     : > "$work/serve.out"
-    "$@" "$bin/funnel" serve --port 0 --rate-limit 0 --database-url "$(db_url "$database")" --spool-dir "$spool" \
+    "$@" "$bin/funnel" serve --port 0 --rate-limit 0 --event-rate-limit 0 --database-url "$(db_url "$database")" --spool-dir "$spool" \
         --quiet "${serve_args[@]}" > "$work/serve.out" &
     server=$!
     for _ in $(seq 100); do [ -s "$work/serve.out" ] && break; sleep 0.1; done
