@@ -16,6 +16,8 @@ package struct DashboardError: Error, Sendable, CustomStringConvertible {
         package static let badRequest = Code("bad_request", 400)
         /// No viewer signed in, or wrong credentials (HTTP 401).
         package static let unauthorized = Code("unauthorized", 401)
+        /// A sign-in or sign-out form posted from another site (HTTP 403).
+        package static let forbidden = Code("forbidden", 403)
         /// No such flow, experiment or page (HTTP 404).
         package static let notFound = Code("not_found", 404)
         /// Too many failed sign-ins from this address (HTTP 429).

@@ -19,12 +19,17 @@ package enum DashboardRouter {
         router.post("/login") { request, context in
             let form = DashboardQuery.parse(String(buffer: try await request.body.collect(upTo: 16 * 1024)))
             let next = safeNext(form.value("next"))
+            if let refusal = crossSite(request) {
+                return page(
+                    refusal.code.status,
+                    DashboardPage.login(message: refusal.message, next: next, asOf: dashboard.clock()))
+            }
             switch try await dashboard.signIn(
                 name: form.value("name") ?? "", secret: form.value("secret") ?? "", client: context.clientAddress)
             {
             case .success(let token):
                 var response = Response(status: .seeOther, headers: [.location: next])
-                response.setCookie(dashboard.sessionCookie(token, maxAge: Int(dashboard.viewers.sessionTTL)))
+                response.setCookie(dashboard.sessionCookie(token, maxAge: Int(dashboard.viewers.sessionLifetime)))
                 return response
             case .failure(let error):
                 var response = page(
@@ -34,6 +39,9 @@ package enum DashboardRouter {
             }
         }
         router.post("/logout") { request, _ in
+            if let refusal = crossSite(request) {
+                return text(refusal.code.status, refusal.message + "\n", type: "text/plain; charset=utf-8")
+            }
             if let token = request.cookies[Dashboard.cookieName]?.value { dashboard.viewers.endSession(token) }
             var response = Response(status: .seeOther, headers: [.location: "/login"])
             response.setCookie(dashboard.sessionCookie("", maxAge: 0))

@@ -16,6 +16,9 @@ package final class ViewerAuthenticator: Sendable {
         package var verifiedTTL: TimeInterval = 60
         /// How long a signed-in browser session lasts without being used.
         package var sessionTTL: TimeInterval = 8 * 3_600
+        /// How long a session lasts however much it is used: a token that leaked cannot be kept
+        /// alive by using it. The session cookie lives as long.
+        package var sessionLifetime: TimeInterval = 12 * 3_600
         /// How often a session's viewer is looked up again, so a revoked viewer is signed out.
         package var recheckAfter: TimeInterval = 60
 
@@ -26,6 +29,8 @@ package final class ViewerAuthenticator: Sendable {
         var name: String
         var expires: Date
         var checked: Date
+        /// When the session was opened: it expires ``Settings/sessionLifetime`` after, at the latest.
+        var opened: Date
     }
 
     private let database: PostgresConfiguration
@@ -94,13 +99,15 @@ package final class ViewerAuthenticator: Sendable {
         let now = clock()
         sessions.withLockedValue { sessions in
             if sessions.count > 10_000 { sessions = sessions.filter { $0.value.expires > now } }
-            sessions[token] = Session(name: name, expires: now.addingTimeInterval(settings.sessionTTL), checked: now)
+            sessions[token] = Session(
+                name: name, expires: now.addingTimeInterval(min(settings.sessionTTL, settings.sessionLifetime)),
+                checked: now, opened: now)
         }
         return token
     }
 
     /// The viewer of a session token; `nil` when unknown, expired, or its viewer was revoked.
-    /// Using a session extends it.
+    /// Using a session extends it, up to ``Settings/sessionLifetime`` after it was opened.
     /// - Throws: `PostgresError` when the viewer must be looked up again and cannot be.
     package func viewer(session token: String) async throws -> String? {
         let now = clock()
@@ -126,7 +133,8 @@ package final class ViewerAuthenticator: Sendable {
             }
             session.checked = now
         }
-        session.expires = now.addingTimeInterval(settings.sessionTTL)
+        session.expires = min(
+            now.addingTimeInterval(settings.sessionTTL), session.opened.addingTimeInterval(settings.sessionLifetime))
         let updated = session
         sessions.withLockedValue { $0[token] = updated }
         return session.name
@@ -137,6 +145,6 @@ package final class ViewerAuthenticator: Sendable {
         _ = sessions.withLockedValue { $0.removeValue(forKey: token) }
     }
 
-    /// How long a session cookie may live in the browser.
-    package var sessionTTL: TimeInterval { settings.sessionTTL }
+    /// How long a session cookie may live in the browser: as long as the session can.
+    package var sessionLifetime: TimeInterval { settings.sessionLifetime }
 }

@@ -193,6 +193,44 @@ import Testing
         }
     }
 
+    /// A sign-in form posted from another site is refused (a page elsewhere could sign a browser
+    /// in as its own viewer); the dashboard's own form, a proxy's host and a script get in. Live,
+    /// so the origin is compared with the `Host` the HTTP/1 request carried.
+    @Test func signInFormsFromOtherSitesAreRefused() async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let app = DashboardFixture.application(seeded.configuration)
+        let body = "name=ana&secret=\(DashboardQuery.escape(seeded.secret))&next=%2F"
+        try await app.test(.live) { client in
+            func post(_ path: String, _ headers: HTTPFields) async throws -> (HTTPResponse.Status, String?) {
+                var fields: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+                fields.append(contentsOf: headers)
+                return try await client.execute(
+                    uri: path, method: .post, headers: fields, body: ByteBuffer(string: body)
+                ) { ($0.status, $0.headers[.setCookie]) }
+            }
+            let fetchSite = try #require(HTTPField.Name("Sec-Fetch-Site"))
+            let forwarded = try #require(HTTPField.Name("X-Forwarded-Host"))
+            for refused: HTTPFields in [
+                [.origin: "https://evil.example"], [.origin: "null"], [.origin: "http://localhost:8443"],
+                [fetchSite: "cross-site"], [fetchSite: "cross-site", .origin: "http://localhost"],
+                [.origin: "https://evil.example", forwarded: "dash.example"],
+            ] {
+                let (status, cookie) = try await post("/login", refused)
+                #expect(status == .forbidden, "\(refused)")
+                #expect(cookie == nil, "\(refused)")
+                #expect(try await post("/logout", refused).0 == .forbidden, "\(refused)")
+            }
+            for allowed: HTTPFields in [
+                [:], [.origin: "http://localhost"], [.origin: "http://LOCALHOST", fetchSite: "same-origin"],
+                [.origin: "https://dash.example", forwarded: "dash.example"],
+            ] {
+                let (status, cookie) = try await post("/login", allowed)
+                #expect(status == .seeOther, "\(allowed)")
+                #expect(cookie != nil, "\(allowed)")
+            }
+        }
+    }
+
     /// The seeded dashboard with a limiter of two failures at once, then one an hour, and a wrong
     /// secret for its viewer.
     static func limited() async throws -> (DashboardFixture.Seeded, some ApplicationProtocol, HTTPFields) {
