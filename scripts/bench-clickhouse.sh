@@ -24,7 +24,9 @@
 # default): their time is what a page opened a few seconds after new events costs.
 # The two funnels' counts must agree step for step, else the script fails. Ratios are funnel / ClickHouse
 # warm. Python packages come from a virtual environment the script makes (chdb pinned).
-# Usage: [REPEAT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
+# With SLIM_BIN=FILE (scripts/bench-slim-sessions.sh builds it), also a slim form of the sessions
+# decoded and replayed (Benchmarks/SlimSessions), with its ratio to ClickHouse warm.
+# Usage: [REPEAT=N] [SLIM_BIN=FILE] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat="${REPEAT:-3}"
@@ -156,6 +158,18 @@ measure() {
     echo "$label: ClickHouse cold $ch_cold s, warm ${out//$'\n'/ }; copy ${copy_s[*]}; --steps ${steps_s[*]}; --flow ${flow_s[*]}" >&2
     echo "$label: reached per step: funnel $ours; ClickHouse $theirs" >&2
     [ "$ours" = "$theirs" ] || { echo "$label: the funnels disagree" >&2; exit 1; }
+    # With SLIM_BIN (a build of Benchmarks/SlimSessions: scripts/bench-slim-sessions.sh), what a
+    # report reading a slim form of the cut sessions would take (decoding it, then the same
+    # funnel's aggregator), on the same events: its counts must be ClickHouse's too.
+    if [ -n "${SLIM_BIN:-}" ]; then
+        local slim slim_counts slim_best
+        slim="$("$SLIM_BIN" "$url" "$repeat" "$steps")"
+        echo "$label: slim form: ${slim//$'\n'/; }" >&2
+        slim_counts="$(sed -n 's/.*; funnel [^:]*: //p' <<< "$slim" | tr -d '/' | tr -s ' ')"
+        slim_best="$(sed -n 's/.*decode and ad-hoc funnel \([0-9.]*\) s.*/\1/p' <<< "$slim")"
+        [ "$slim_counts" = "$theirs" ] || { echo "$label: the slim form's funnel ($slim_counts) disagrees with ClickHouse" >&2; exit 1; }
+        echo "$label: slim form decoded and replayed in $slim_best s: $(awk -v a="$slim_best" -v b="$ch_warm" 'BEGIN { printf "%.1f", a / b }')x ClickHouse warm (same counts)" >&2
+    fi
     same_as_cli "$url" dsteps-1 dflow-1 "$label"
     local dash_counts
     dash_counts="$("$python" -c 'import json, sys; print(" ".join(str(r["count"]) for r in json.load(open(sys.argv[1]))["rows"]))' "$work/dsteps-1.json")"
