@@ -60,8 +60,8 @@ import Testing
     }
 
     @Test func splitsOn413AndWaitsOn429() async throws {
-        // The collector's clock stands still for its first 12 reads (two or three a request):
-        // at least four requests then take tokens from a bucket of 3 that cannot refill, so a
+        // The collector's clock stands still for its first 12 reads (two a refused request, four
+        // one that records): at least four requests then take tokens from a bucket of 3 that cannot refill, so a
         // 429 comes however slowly a loaded machine answers (with the wall's clock, slow requests
         // let it refill and none came).
         let clock = HeldClock(reads: 12)
