@@ -1,6 +1,12 @@
 import Foundation
 import NIOConcurrencyHelpers
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// Failed sign-ins per client address, as a token bucket (the collector's ``RateLimiter`` idea,
 /// keyed by address): each attempt takes a token before its check and a success gives it back, so
 /// only failures keep them; with none left, sign-ins from that address are refused until one has
@@ -10,6 +16,9 @@ import NIOConcurrencyHelpers
 /// Taken before the check, not after a failure: the check (bcrypt) takes about 250 ms, and with
 /// the failure counted only once it was known, every attempt sent meanwhile got through (a review
 /// sent 200 at once against a burst of 10). Now at most the burst is checked at once.
+///
+/// An IPv6 address counts by its /64 network (``bucket(of:)``): one host is usually given a whole
+/// /64, and keyed by address it could try 2^64 addresses' bursts.
 package final class SignInLimiter: Sendable {
     private struct Bucket: Sendable {
         var tokens: Double
@@ -30,7 +39,8 @@ package final class SignInLimiter: Sendable {
 
     /// `nil` when `client` may try to sign in at `now`; else the seconds until it may.
     package func retryAfter(client: String, now: Date) -> TimeInterval? {
-        buckets.withLockedValue { buckets in
+        let client = Self.bucket(of: client)
+        return buckets.withLockedValue { buckets in
             guard var bucket = buckets[client] else { return nil }
             refill(&bucket, now: now)
             buckets[client] = bucket
@@ -41,7 +51,8 @@ package final class SignInLimiter: Sendable {
     /// Takes a token for a sign-in attempt of `client` at `now`: `nil` when it may go ahead (the
     /// token given back by ``succeeded(client:now:)``), else the seconds until it may.
     package func attempt(client: String, now: Date) -> TimeInterval? {
-        buckets.withLockedValue { buckets in
+        let client = Self.bucket(of: client)
+        return buckets.withLockedValue { buckets in
             var bucket = buckets[client] ?? Bucket(tokens: burst, updated: now)
             refill(&bucket, now: now)
             guard bucket.tokens >= 1 else {
@@ -63,12 +74,29 @@ package final class SignInLimiter: Sendable {
 
     /// Gives back the token of `client`'s attempt that succeeded (or could not be checked).
     package func succeeded(client: String, now: Date) {
+        let client = Self.bucket(of: client)
         buckets.withLockedValue { buckets in
             guard var bucket = buckets[client] else { return }
             refill(&bucket, now: now)
             bucket.tokens = min(burst, bucket.tokens + 1)
             buckets[client] = bucket
         }
+    }
+
+    /// The bucket an address counts in: an IPv4 address itself (also when written as IPv6,
+    /// `::ffff:a.b.c.d`), an IPv6 address its /64 network, anything else as it is.
+    static func bucket(of client: String) -> String {
+        guard client.contains(":") else { return client }
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, client, &address) == 1 else { return client }
+        let bytes = withUnsafeBytes(of: &address) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
+            return bytes[12..<16].map(String.init).joined(separator: ".")
+        }
+        let groups = stride(from: 0, to: 8, by: 2).map {
+            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
+        }
+        return groups.joined(separator: ":") + "::/64"
     }
 
     private func refill(_ bucket: inout Bucket, now: Date) {

@@ -26,6 +26,25 @@ import Testing
         #expect(limiter.retryAfter(client: "10.0.0.1", now: start.addingTimeInterval(60)) == nil)
     }
 
+    /// An IPv6 host is usually given a /64: every address of it shares one bucket, so it cannot
+    /// take a fresh burst per address. IPv4, also written as IPv6, counts by address.
+    @Test func ipv6AddressesCountByTheirSlash64() {
+        let limiter = SignInLimiter(rate: 1.0 / 60, burst: 2)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(limiter.attempt(client: "2001:db8:1:2::1", now: now) == nil)
+        #expect(limiter.attempt(client: "2001:DB8:1:2:ffff:0:0:7", now: now) == nil)
+        #expect(limiter.attempt(client: "2001:db8:1:2:abcd::9", now: now) != nil)
+        #expect(limiter.retryAfter(client: "2001:db8:1:3::1", now: now) == nil)
+        #expect(SignInLimiter.bucket(of: "2001:db8:1:2:abcd::9") == "2001:db8:1:2::/64")
+        #expect(SignInLimiter.bucket(of: "::ffff:192.0.2.7") == "192.0.2.7")
+        #expect(SignInLimiter.bucket(of: "192.0.2.7") == "192.0.2.7")
+        #expect(SignInLimiter.bucket(of: "unknown") == "unknown")
+        #expect(limiter.attempt(client: "::ffff:192.0.2.7", now: now) == nil)
+        #expect(limiter.attempt(client: "192.0.2.7", now: now) == nil)
+        #expect(limiter.attempt(client: "192.0.2.7", now: now) != nil)
+        #expect(limiter.attempt(client: "192.0.2.8", now: now) == nil)
+    }
+
     @Test func anAddressThatNeverFailedIsNeverHeldUp() {
         let limiter = SignInLimiter(rate: 1.0 / 60, burst: 1)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
