@@ -154,6 +154,30 @@ import Testing
         }
     }
 
+    /// Two sessions of one person that started at the same microsecond, with events at the same
+    /// times and seqs: after the drop their events tie, and the path takes them by label, in
+    /// whatever order the parts of a read were merged.
+    @Test func tiedEventsOfTwoSessionsFollowTheirLabelsInEveryMergeOrder() throws {
+        let aggregator = PathAggregator(
+            flow: Self.flow, options: Self.options(.afterDrop(step: "welcome"), unit: .user), now: Date())
+        // Both drop at welcome; then "zoom" in one, "help" in the other, both 2 s after the start.
+        let first = Self.session(1, user: "A", start: Self.t0, [(.stepViewed, "welcome", 1), (.custom, "zoom", 2)])
+        let second = Self.session(2, user: "A", start: Self.t0, [(.stepViewed, "welcome", 1), (.custom, "help", 2)])
+        var reports: [PathReport] = []
+        for (one, other) in [(first, second), (second, first)] {
+            reports.append(try aggregator.report(of: [one, other]))
+            var left = aggregator
+            left.add(one)
+            var right = aggregator
+            right.add(other)
+            left.merge(right)
+            reports.append(try left.report())
+        }
+        // The views of welcome tie too (both at 1 s), before the anchor: not in the path.
+        #expect(Self.counts(reports[0]) == ["custom:help > custom:zoom > (end)": 1])
+        #expect(reports.allSatisfy { $0 == reports[0] })
+    }
+
     /// After a drop every event read is kept until the end: 24 bytes each, the label a number.
     @Test func anEventKeptAfterADropTakesTwentyFourBytes() {
         #expect(MemoryLayout<PathAggregator.Entry>.stride == 24)

@@ -92,8 +92,18 @@ extension PathAggregator: SessionAggregator {
         while index < entries.count, labels.count < options.depth,
             entries[index].position.time <= anchor.time + windowLength
         {
-            labels.append(self.labels[entries[index].label])
-            index += 1
+            // Events at one (time, session start, seq), from two sessions of the person that
+            // started together, by their labels: their order in `entries` is the order the
+            // parts of a read were merged in, which must not show in the report.
+            var end = index + 1
+            while end < entries.count, entries[end].position == entries[index].position { end += 1 }
+            if end == index + 1 {
+                labels.append(self.labels[entries[index].label])
+            } else {
+                let tied = entries[index..<end].map { self.labels[$0.label] }.sorted()
+                labels += tied.prefix(options.depth - labels.count)
+            }
+            index = end
         }
         if labels.count < options.depth { labels.append("(end)") }
         return labels
