@@ -8,7 +8,7 @@ struct DiscoveryCommand: AsyncParsableCommand {
         commandName: "discovery",
         abstract: "Per highlight: shown, dismissed by reason, discovery rate with 95% CI, baseline and uplift.",
         discussion: """
-            For each highlight H (of feature F, from the events' properties.feature): units shown H; \
+            For each highlight H (of feature F, from the events' properties.feature; where its showings name several, the smallest name, and showings that name none count against it): units shown H; \
             "already knew" (used F before the first showing; they leave the denominator); discovered \
             (used F within --window after the first showing); the discovery rate with its 95% Wilson \
             interval; median time to discovery; units by first dismissal reason. The baseline is the \

@@ -107,6 +107,60 @@ import Testing
                 == DiscoveryAggregator().report(of: Self.sessions.reversed()))
     }
 
+    /// Showings of one highlight that name two features, and two that name none: the highlight's
+    /// feature is the smaller name, and the unnamed showings count against it, whatever order the
+    /// sessions come or are merged in.
+    @Test func showingsThatNameNoFeatureCountAgainstTheSmallestNamedOne() throws {
+        func shown(_ number: Int, naming feature: String?, _ uses: [(Int64, String)]) -> RecordedSession {
+            let start = Self.base + Int64(number) * 1_000_000
+            var events = [
+                RecordedEvent(kind: .sessionStarted, flowID: "s", time: start, seq: 0),
+                RecordedEvent(
+                    kind: .highlightShown, flowID: "s", name: "h", time: start + 10_000_000, seq: 1,
+                    properties: feature.map { ["feature": .string($0)] } ?? [:]),
+            ]
+            for (index, (offset, used)) in uses.enumerated() {
+                events.append(
+                    RecordedEvent(kind: .featureUsed, flowID: "s", name: used, time: start + offset, seq: index + 2))
+            }
+            return RecordedSession(
+                sessionID: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", number)) ?? UUID(),
+                userID: "user-\(number)", flowID: "s", flowVersion: 1, context: [:],
+                events: events.sorted { ($0.time, $0.seq) < ($1.time, $1.seq) })
+        }
+        let sessions = [
+            shown(1, naming: "f", [(Self.hour, "f")]),  // discovered f
+            shown(2, naming: "e", []),  // not discovered
+            shown(3, naming: nil, [(Self.hour, "e")]),  // counts against "e": discovered
+            shown(4, naming: nil, [(5_000_000, "f")]),  // used f before, but the feature is e: eligible
+        ]
+        var reports: [DiscoveryReport] = []
+        for order in Self.permutations(sessions) {
+            reports.append(try DiscoveryAggregator().report(of: order))
+            var left = DiscoveryAggregator()
+            var right = DiscoveryAggregator()
+            for session in order.prefix(2) { left.add(session) }
+            for session in order.dropFirst(2) { right.add(session) }
+            right.merge(left)
+            reports.append(right.report())
+        }
+        let row = try #require(reports[0].highlights.first)
+        #expect(row.feature == "e")
+        #expect(row.shown == 4 && row.alreadyKnew == 0 && row.discovered == 2)
+        #expect(reports.allSatisfy { $0 == reports[0] })
+    }
+
+    static func permutations<Element>(_ items: [Element]) -> [[Element]] {
+        guard let first = items.first else { return [[]] }
+        return permutations(Array(items.dropFirst())).flatMap { rest in
+            (0...rest.count).map { index in
+                var order = rest
+                order.insert(first, at: index)
+                return order
+            }
+        }
+    }
+
     @Test func windowIsAnOption() throws {
         var options = DiscoveryOptions()
         options.window = 10 * 86_400

@@ -7,8 +7,9 @@ extension DiscoveryAggregator: SessionAggregator {
         shownTreated.mergeValues(other.shownTreated) { $0 += $1 }
         unitsByFlow.mergeValues(other.unitsByFlow) { $0 += $1 }
         organicHits.mergeValues(other.organicHits) { mine, theirs in mine.mergeValues(theirs) { $0 += $1 } }
+        unnamed.mergeValues(other.unnamed) { $0 += $1 }
         highlights.mergeValues(other.highlights) { mine, theirs in
-            if mine.feature == nil { mine.feature = theirs.feature }
+            mine.feature = Self.smaller(mine.feature, theirs.feature)
             mine.shown += theirs.shown
             mine.alreadyKnew += theirs.alreadyKnew
             mine.discovered += theirs.discovered

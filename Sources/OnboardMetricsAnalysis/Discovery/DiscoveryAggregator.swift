@@ -23,6 +23,8 @@ public struct DiscoveryAggregator: Sendable {
     }
 
     struct HighlightCounts {
+        /// The feature the highlight's showings named, the smallest name where they named
+        /// several: counted as units come, so it must not depend on their order.
         var feature: String?
         var shown = 0
         var alreadyKnew = 0
@@ -61,6 +63,11 @@ public struct DiscoveryAggregator: Sendable {
     var held = ArmCounts()
     /// Treated units shown each highlight.
     var shownTreated: [String: Int] = [:]
+    /// Per highlight, the units whose showing named no feature: counted at the end, against the
+    /// feature the others named (``HighlightCounts/feature``), which is only known then. Counted
+    /// as they came, the answer depended on the order units were read and merged in. Few units
+    /// are here when the SDK records the highlights (it always names the feature).
+    var unnamed: [String: [DiscoveryTrace]] = [:]
 
     public init(options: DiscoveryOptions = DiscoveryOptions()) {
         self.options = options
@@ -84,34 +91,47 @@ public struct DiscoveryAggregator: Sendable {
         countHoldout(trace)
         let flow = trace.flowID ?? Self.noFlow
         unitsByFlow[flow, default: 0] += 1
-        var hits: Set<String> = []
-        for feature in trace.uses.keys where trace.firstUse(of: feature, from: trace.start, window: window) != nil {
-            hits.insert(feature)
-            organicHits[flow, default: [:]][feature, default: 0] += 1
-        }
+        let hits = organicFeatures(of: trace)
+        for feature in hits { organicHits[flow, default: [:]][feature, default: 0] += 1 }
         for (id, showing) in trace.shown {
             if let wanted = options.highlight, wanted != id { continue }
-            var counts = highlights.removeValue(forKey: id) ?? HighlightCounts()
-            if counts.feature == nil { counts.feature = showing.feature }
-            let feature = showing.feature ?? counts.feature ?? ""
-            counts.shown += 1
-            counts.flows[flow, default: FlowShown()].units += 1
-            if hits.contains(feature) { counts.flows[flow, default: FlowShown()].organicHits += 1 }
-            var reason = counts.reasons[showing.reason ?? Self.notDismissed] ?? ReasonCounts()
-            reason.units += 1
-            if trace.usedBefore(feature, showing.time) {
-                counts.alreadyKnew += 1
-            } else {
-                reason.eligible += 1
-                if let used = trace.firstUse(of: feature, from: showing.time, window: window) {
-                    counts.discovered += 1
-                    reason.discovered += 1
-                    counts.secondsToDiscovery.append(Double(used - showing.time) / 1_000_000)
-                }
+            guard let feature = showing.feature else {
+                unnamed[id, default: []].append(trace)
+                continue
             }
-            counts.reasons[showing.reason ?? Self.notDismissed] = reason
-            highlights[id] = counts
+            count(showing, of: id, feature: feature, in: trace, hits: hits)
         }
+    }
+
+    /// The features `trace`'s unit used within the window after its start.
+    private func organicFeatures(of trace: DiscoveryTrace) -> Set<String> {
+        Set(trace.uses.keys.filter { trace.firstUse(of: $0, from: trace.start, window: window) != nil })
+    }
+
+    /// Counts one unit's showing of highlight `id`, against `feature`.
+    private mutating func count(
+        _ showing: DiscoveryTrace.Showing, of id: String, feature: String, in trace: DiscoveryTrace, hits: Set<String>
+    ) {
+        let flow = trace.flowID ?? Self.noFlow
+        var counts = highlights.removeValue(forKey: id) ?? HighlightCounts()
+        if showing.feature != nil { counts.feature = Self.smaller(counts.feature, showing.feature) }
+        counts.shown += 1
+        counts.flows[flow, default: FlowShown()].units += 1
+        if hits.contains(feature) { counts.flows[flow, default: FlowShown()].organicHits += 1 }
+        var reason = counts.reasons[showing.reason ?? Self.notDismissed] ?? ReasonCounts()
+        reason.units += 1
+        if trace.usedBefore(feature, showing.time) {
+            counts.alreadyKnew += 1
+        } else {
+            reason.eligible += 1
+            if let used = trace.firstUse(of: feature, from: showing.time, window: window) {
+                counts.discovered += 1
+                reason.discovered += 1
+                counts.secondsToDiscovery.append(Double(used - showing.time) / 1_000_000)
+            }
+        }
+        counts.reasons[showing.reason ?? Self.notDismissed] = reason
+        highlights[id] = counts
     }
 
     private mutating func countHoldout(_ trace: DiscoveryTrace) {
@@ -137,9 +157,26 @@ public struct DiscoveryAggregator: Sendable {
         }
     }
 
+    /// The smaller of two names, either missing.
+    static func smaller(_ one: String?, _ other: String?) -> String? {
+        guard let one else { return other }
+        guard let other else { return one }
+        return min(one, other)
+    }
+
     public mutating func report() -> DiscoveryReport {
         if options.unit == .user {
             users.takeAll().forEach { count($1) }
+        }
+        // The showings that named no feature, against the one the others named (none: "").
+        let waiting = unnamed
+        unnamed = [:]
+        for (id, traces) in waiting {
+            let feature = highlights[id]?.feature ?? ""
+            for trace in traces {
+                guard let showing = trace.shown[id] else { continue }
+                count(showing, of: id, feature: feature, in: trace, hits: organicFeatures(of: trace))
+            }
         }
         let level = options.level
         let rows = highlights.keys.sorted().compactMap { id -> DiscoveryReport.HighlightRow? in
