@@ -82,16 +82,11 @@ extension Collector {
         } catch {
             return counted(.segment, parseRefusal(error, since: started))
         }
-        let checked: AppKey
-        switch key {
-        case .some(let key): checked = key
-        case .none:
-            switch await authorize(secret: batch.writeKey) {
-            case .refused(let answer): return counted(.segment, answer)
-            case .allowed(let key): checked = key
-            }
+        switch await authorize(key, orBody: batch.writeKey) {
+        case .refused(let answer): return counted(.segment, answer)
+        case .allowed(let key):
+            return counted(.segment, await record(batch.items, source: .segment, key: key, since: started))
         }
-        return counted(.segment, await record(batch.items, source: .segment, key: checked, since: started))
     }
 
     /// `POST /batch/`, `/capture/`, `/e/`, `/i/v0/e/`: PostHog's capture API.
@@ -105,16 +100,17 @@ extension Collector {
         } catch {
             return counted(.posthog, parseRefusal(error, since: started))
         }
-        let checked: AppKey
-        switch key {
-        case .some(let key): checked = key
-        case .none:
-            switch await authorize(secret: batch.apiKey) {
-            case .refused(let answer): return counted(.posthog, answer)
-            case .allowed(let key): checked = key
-            }
+        switch await authorize(key, orBody: batch.apiKey) {
+        case .refused(let answer): return counted(.posthog, answer)
+        case .allowed(let key):
+            return counted(.posthog, await record(batch.items, source: .posthog, key: key, since: started))
         }
-        return counted(.posthog, await record(batch.items, source: .posthog, key: checked, since: started))
+    }
+
+    /// The key a header named (checked already), else the check of the one the body names.
+    private func authorize(_ key: AppKey?, orBody secret: String?) async -> Authorization {
+        if let key { return .allowed(key) }
+        return await authorize(secret: secret)
     }
 
     /// Counts a Segment or PostHog answer by format and status (refusals included).
