@@ -281,7 +281,8 @@ let slim = shares.map(encode)
 let bytes = slim.reduce(0) { $0 + $1.count }
 print(
     String(
-        format: "read from the traces: %.3f s, %d sessions, %d events, %d shares; slim form %.1f MB, %.2f bytes an event (encoded in %.2f s)",
+        format:
+            "read from the traces: %.3f s, %d sessions, %d events, %d shares; slim form %.1f MB, %.2f bytes an event (encoded in %.2f s)",
         read, shares.reduce(0) { $0 + $1.count }, events, shares.count, Double(bytes) / 1e6,
         Double(bytes) / Double(max(1, events)), Date().timeIntervalSince(started)))
 var unequal = 0
