@@ -150,6 +150,17 @@ import Testing
         #expect(reports.allSatisfy { $0 == reports[0] })
     }
 
+    /// Canonically equivalent names ("é" as one scalar or two) are equal to `<`: the smaller is
+    /// chosen by bytes, so it is the same in either order.
+    @Test func theSmallerNameIsChosenByItsBytes() {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        #expect(composed == decomposed)
+        #expect(DiscoveryAggregator.smaller(composed, decomposed) == DiscoveryAggregator.smaller(decomposed, composed))
+        #expect(DiscoveryAggregator.smaller(composed, decomposed).map { Array($0.utf8) } == Array(decomposed.utf8))
+        #expect(DiscoveryAggregator.smaller(nil, "b") == "b" && DiscoveryAggregator.smaller("a", "b") == "a")
+    }
+
     static func permutations<Element>(_ items: [Element]) -> [[Element]] {
         guard let first = items.first else { return [[]] }
         return permutations(Array(items.dropFirst())).flatMap { rest in

@@ -157,11 +157,12 @@ public struct DiscoveryAggregator: Sendable {
         }
     }
 
-    /// The smaller of two names, either missing.
+    /// The smaller of two names, either missing. By their UTF-8 bytes: `<` holds canonically
+    /// equivalent names equal ("é" as one scalar or two), and would keep whichever came first.
     static func smaller(_ one: String?, _ other: String?) -> String? {
         guard let one else { return other }
         guard let other else { return one }
-        return min(one, other)
+        return other.utf8.lexicographicallyPrecedes(one.utf8) ? other : one
     }
 
     public mutating func report() -> DiscoveryReport {

@@ -89,7 +89,9 @@ struct DiscoveryTrace: Sendable {
             // The earliest naming of a feature, ties by name: `merged.feature ?? mine.feature ??
             // showing.feature` forgot which session named it, and three sessions merged in two
             // orders gave two features (a review).
-            let earliest = [mine, showing].compactMap { one in one.feature.map { (one.featureAt, $0) } }.min { $0 < $1 }
+            let earliest = [mine, showing].compactMap { one in one.feature.map { (one.featureAt, $0) } }.min {
+                $0.0 != $1.0 ? $0.0 < $1.0 : $0.1.utf8.lexicographicallyPrecedes($1.1.utf8)
+            }
             merged.feature = earliest?.1
             merged.featureAt = earliest?.0 ?? 0
             shown[id] = merged
