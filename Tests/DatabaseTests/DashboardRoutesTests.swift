@@ -194,8 +194,8 @@ import Testing
     }
 
     /// A sign-in form posted from another site is refused (a page elsewhere could sign a browser
-    /// in as its own viewer); the dashboard's own form, a proxy's host and a script get in. Live,
-    /// so the origin is compared with the `Host` the HTTP/1 request carried.
+    /// in as its own viewer); the dashboard's own form, behind a proxy too, and a script get in.
+    /// Live, so the origin is compared with the `Host` the HTTP/1 request carried.
     @Test func signInFormsFromOtherSitesAreRefused() async throws {
         let seeded = try await DashboardFixture.seeded.value
         let app = DashboardFixture.application(seeded.configuration)
@@ -210,19 +210,24 @@ import Testing
             }
             let fetchSite = try #require(HTTPField.Name("Sec-Fetch-Site"))
             let forwarded = try #require(HTTPField.Name("X-Forwarded-Host"))
+            // Sec-Fetch-Site decides where a browser sends it; without it, Origin against Host.
             for refused: HTTPFields in [
                 [.origin: "https://evil.example"], [.origin: "null"], [.origin: "http://localhost:8443"],
                 [fetchSite: "cross-site"], [fetchSite: "cross-site", .origin: "http://localhost"],
-                [.origin: "https://evil.example", forwarded: "dash.example"],
+                [fetchSite: "same-site"], [.origin: "https://evil.example", forwarded: "dash.example"],
             ] {
                 let (status, cookie) = try await post("/login", refused)
                 #expect(status == .forbidden, "\(refused)")
                 #expect(cookie == nil, "\(refused)")
                 #expect(try await post("/logout", refused).0 == .forbidden, "\(refused)")
             }
+            // A proxy that rewrites Host, a privacy setting's "null" origin, default ports.
             for allowed: HTTPFields in [
                 [:], [.origin: "http://localhost"], [.origin: "http://LOCALHOST", fetchSite: "same-origin"],
-                [.origin: "https://dash.example", forwarded: "dash.example"],
+                [.origin: "https://dash.example", forwarded: "dash.example"], [fetchSite: "none"],
+                [fetchSite: "same-origin", .origin: "null"],
+                [fetchSite: "same-origin", .origin: "https://dash.example"],
+                [.origin: "http://localhost:80"], [.origin: "https://dash.example", forwarded: "dash.example:443"],
             ] {
                 let (status, cookie) = try await post("/login", allowed)
                 #expect(status == .seeOther, "\(allowed)")
