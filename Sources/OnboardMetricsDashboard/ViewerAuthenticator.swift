@@ -136,8 +136,13 @@ package final class ViewerAuthenticator: Sendable {
         session.expires = min(
             now.addingTimeInterval(settings.sessionTTL), session.opened.addingTimeInterval(settings.sessionLifetime))
         let updated = session
-        sessions.withLockedValue { $0[token] = updated }
-        return session.name
+        // Only if still there: a sign-out while the viewer was looked up again must stay one.
+        let kept = sessions.withLockedValue { sessions -> Bool in
+            guard sessions[token] != nil else { return false }
+            sessions[token] = updated
+            return true
+        }
+        return kept ? session.name : nil
     }
 
     /// Ends a session (sign out).
