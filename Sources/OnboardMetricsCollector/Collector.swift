@@ -137,7 +137,7 @@ package final class Collector: Sendable {
                     since: started))
         }
         if let wait = limiter.acquire(key: key.id, now: configuration.clock()) {
-            let seconds = max(1, Int(wait.rounded(.up)))
+            let seconds = Self.retryAfter(wait)
             return .refused(
                 refuse(
                     429, "rate_limited",
@@ -147,13 +147,19 @@ package final class Collector: Sendable {
         return .allowed(key)
     }
 
+    /// Whole seconds for `Retry-After`: at least 1, at most a day (a tiny rate makes the wait
+    /// too long for an `Int`, and no client should be told to wait longer).
+    static func retryAfter(_ wait: TimeInterval) -> Int {
+        Int(min(86_400, max(1, wait.rounded(.up))))
+    }
+
     /// Takes `events` from the key's event budget: `nil` to go ahead, or the 429 that refuses the
     /// whole batch (nothing of it recorded, so the client resends all of it).
     func chargeEvents(_ events: Int, key: AppKey?, since started: Date) -> Answer? {
         guard let key, events > 0,
             let wait = eventLimiter.acquire(key: key.id, now: configuration.clock(), cost: Double(events))
         else { return nil }
-        let seconds = max(1, Int(wait.rounded(.up)))
+        let seconds = Self.retryAfter(wait)
         return refuse(
             429, "rate_limited",
             "more than \(JSONValue.text(configuration.eventRateLimit)) events a second for this key; retry after \(seconds) s",

@@ -46,6 +46,18 @@ import Testing
         #expect(now.timeIntervalSince(start) == 769.0 / 128 + 80)
     }
 
+    /// The limiter's wait as `Retry-After`: whole seconds, at least 1, at most a day, also when a
+    /// tiny rate makes the wait too long for an `Int` (it trapped before).
+    @Test func aWaitBecomesWholeSecondsFromOneToADay() {
+        let limiter = RateLimiter(rate: 1e-300, burst: 1)
+        let start = Date(timeIntervalSince1970: 1_000)
+        #expect(limiter.acquire(key: 1, now: start, cost: 5) == nil)
+        let wait = limiter.acquire(key: 1, now: start)
+        #expect(wait.map { $0 > 1e300 } == true)
+        #expect(wait.map(Collector.retryAfter) == 86_400)
+        #expect(Collector.retryAfter(0.01) == 1 && Collector.retryAfter(2.2) == 3)
+    }
+
     @Test func zeroRateIsNoLimit() {
         let limiter = RateLimiter(rate: 0, burst: 1)
         #expect((0..<1_000).allSatisfy { _ in limiter.acquire(key: 1, now: Date(timeIntervalSince1970: 0)) == nil })
