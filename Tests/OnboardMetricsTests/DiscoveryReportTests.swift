@@ -107,32 +107,47 @@ import Testing
                 == DiscoveryAggregator().report(of: Self.sessions.reversed()))
     }
 
+    /// A session shown highlight "h" 10 s after its start, naming `feature`, with feature uses at the offsets.
+    static func shown(_ number: Int, naming feature: String?, _ uses: [(Int64, String)]) -> RecordedSession {
+        let start = Self.base + Int64(number) * 1_000_000
+        var events = [
+            RecordedEvent(kind: .sessionStarted, flowID: "s", time: start, seq: 0),
+            RecordedEvent(
+                kind: .highlightShown, flowID: "s", name: "h", time: start + 10_000_000, seq: 1,
+                properties: feature.map { ["feature": .string($0)] } ?? [:]),
+        ]
+        for (index, (offset, used)) in uses.enumerated() {
+            events.append(
+                RecordedEvent(kind: .featureUsed, flowID: "s", name: used, time: start + offset, seq: index + 2))
+        }
+        return RecordedSession(
+            sessionID: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", number)) ?? UUID(),
+            userID: "user-\(number)", flowID: "s", flowVersion: 1, context: [:],
+            events: events.sorted { ($0.time, $0.seq) < ($1.time, $1.seq) })
+    }
+
+    /// The baseline of the row's feature takes away the shown units' use of that feature, not of
+    /// the one each showing named: a unit shown "h" naming "a" that used "b", and one naming "b"
+    /// that used "b", left a baseline of -1 use of "a" among 1 unit (a review).
+    @Test func theBaselineCountsTheRowsFeature() throws {
+        let sessions = [
+            Self.shown(1, naming: "a", [(Self.hour, "b")]), Self.shown(2, naming: "b", [(Self.hour, "b")]),
+            Self.session(3),
+        ]
+        let row = try #require(try DiscoveryAggregator().report(of: sessions).highlights.first)
+        #expect(row.feature == "a")
+        #expect(row.baseline.units == 1 && row.baseline.used == 0 && row.baseline.rate == 0)
+    }
+
     /// Showings of one highlight that name two features, and two that name none: the highlight's
     /// feature is the smaller name, and the unnamed showings count against it, whatever order the
     /// sessions come or are merged in.
     @Test func showingsThatNameNoFeatureCountAgainstTheSmallestNamedOne() throws {
-        func shown(_ number: Int, naming feature: String?, _ uses: [(Int64, String)]) -> RecordedSession {
-            let start = Self.base + Int64(number) * 1_000_000
-            var events = [
-                RecordedEvent(kind: .sessionStarted, flowID: "s", time: start, seq: 0),
-                RecordedEvent(
-                    kind: .highlightShown, flowID: "s", name: "h", time: start + 10_000_000, seq: 1,
-                    properties: feature.map { ["feature": .string($0)] } ?? [:]),
-            ]
-            for (index, (offset, used)) in uses.enumerated() {
-                events.append(
-                    RecordedEvent(kind: .featureUsed, flowID: "s", name: used, time: start + offset, seq: index + 2))
-            }
-            return RecordedSession(
-                sessionID: UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", number)) ?? UUID(),
-                userID: "user-\(number)", flowID: "s", flowVersion: 1, context: [:],
-                events: events.sorted { ($0.time, $0.seq) < ($1.time, $1.seq) })
-        }
         let sessions = [
-            shown(1, naming: "f", [(Self.hour, "f")]),  // discovered f
-            shown(2, naming: "e", []),  // not discovered
-            shown(3, naming: nil, [(Self.hour, "e")]),  // counts against "e": discovered
-            shown(4, naming: nil, [(5_000_000, "f")]),  // used f before, but the feature is e: eligible
+            Self.shown(1, naming: "f", [(Self.hour, "f")]),  // discovered f
+            Self.shown(2, naming: "e", []),  // not discovered
+            Self.shown(3, naming: nil, [(Self.hour, "e")]),  // counts against "e": discovered
+            Self.shown(4, naming: nil, [(5_000_000, "f")]),  // used f before, but the feature is e: eligible
         ]
         var reports: [DiscoveryReport] = []
         for order in Self.permutations(sessions) {

@@ -21,7 +21,7 @@ extension DiscoveryAggregator: SessionAggregator {
             }
             mine.flows.mergeValues(theirs.flows) { flow, more in
                 flow.units += more.units
-                flow.organicHits += more.organicHits
+                flow.organicHits.mergeValues(more.organicHits) { $0 += $1 }
             }
         }
     }

@@ -19,7 +19,10 @@ public struct DiscoveryAggregator: Sendable {
 
     struct FlowShown {
         var units = 0
-        var organicHits = 0
+        /// Per feature, the units shown the highlight that used it within the window after their
+        /// start: the baseline takes them from the flow's for the feature the row reports, which
+        /// need not be the one each showing named.
+        var organicHits: [String: Int] = [:]
     }
 
     struct HighlightCounts {
@@ -63,11 +66,12 @@ public struct DiscoveryAggregator: Sendable {
     var held = ArmCounts()
     /// Treated units shown each highlight.
     var shownTreated: [String: Int] = [:]
-    /// Per highlight, the units whose showing named no feature: counted at the end, against the
-    /// feature the others named (``HighlightCounts/feature``), which is only known then. Counted
-    /// as they came, the answer depended on the order units were read and merged in. Few units
-    /// are here when the SDK records the highlights (it always names the feature).
-    var unnamed: [String: [DiscoveryTrace]] = [:]
+    /// Per highlight, the units whose showing named no feature, packed one after another
+    /// (``DiscoveryTrace``'s packing): counted at the end, against the feature the others named
+    /// (``HighlightCounts/feature``), which is only known then. Counted as they came, the answer
+    /// depended on the order units were read and merged in. Few units are here when the SDK
+    /// records the highlights (it always names the feature).
+    var unnamed: [String: [UInt8]] = [:]
 
     public init(options: DiscoveryOptions = DiscoveryOptions()) {
         self.options = options
@@ -96,7 +100,7 @@ public struct DiscoveryAggregator: Sendable {
         for (id, showing) in trace.shown {
             if let wanted = options.highlight, wanted != id { continue }
             guard let feature = showing.feature else {
-                unnamed[id, default: []].append(trace)
+                trace.pack(into: &unnamed[id, default: []], breakdownNumber: 0)
                 continue
             }
             count(showing, of: id, feature: feature, in: trace, hits: hits)
@@ -117,7 +121,7 @@ public struct DiscoveryAggregator: Sendable {
         if showing.feature != nil { counts.feature = Self.smaller(counts.feature, showing.feature) }
         counts.shown += 1
         counts.flows[flow, default: FlowShown()].units += 1
-        if hits.contains(feature) { counts.flows[flow, default: FlowShown()].organicHits += 1 }
+        for used in hits { counts.flows[flow, default: FlowShown()].organicHits[used, default: 0] += 1 }
         var reason = counts.reasons[showing.reason ?? Self.notDismissed] ?? ReasonCounts()
         reason.units += 1
         if trace.usedBefore(feature, showing.time) {
@@ -172,11 +176,16 @@ public struct DiscoveryAggregator: Sendable {
         // The showings that named no feature, against the one the others named (none: "").
         let waiting = unnamed
         unnamed = [:]
-        for (id, traces) in waiting {
+        var trace = DiscoveryTrace(stepCount: 0)
+        for (id, packed) in waiting {
             let feature = highlights[id]?.feature ?? ""
-            for trace in traces {
-                guard let showing = trace.shown[id] else { continue }
-                count(showing, of: id, feature: feature, in: trace, hits: organicFeatures(of: trace))
+            packed.withUnsafeBytes { bytes in
+                var reader = PackedBytes.Reader(bytes: bytes, offset: 0)
+                while reader.offset < bytes.count {
+                    trace.unpack(from: &reader) { _ in "" }
+                    guard let showing = trace.shown[id] else { continue }
+                    count(showing, of: id, feature: feature, in: trace, hits: organicFeatures(of: trace))
+                }
             }
         }
         let level = options.level
@@ -189,7 +198,8 @@ public struct DiscoveryAggregator: Sendable {
             for flow in flows {
                 let shown = counts.flows[flow] ?? FlowShown()
                 baselineUnits += (unitsByFlow[flow] ?? 0) - shown.units
-                baselineUsed += (organicHits[flow]?[counts.feature ?? ""] ?? 0) - shown.organicHits
+                let feature = counts.feature ?? ""
+                baselineUsed += (organicHits[flow]?[feature] ?? 0) - (shown.organicHits[feature] ?? 0)
             }
             let rate = Self.ratio(counts.discovered, eligible)
             let baselineRate = Self.ratio(baselineUsed, baselineUnits)
