@@ -167,6 +167,7 @@ measure() {
         echo "$label: slim form: ${slim//$'\n'/; }" >&2
         slim_counts="$(sed -n 's/.*; funnel [^:]*: //p' <<< "$slim" | tr -d '/' | tr -s ' ')"
         slim_best="$(sed -n 's/.*decode and ad-hoc funnel \([0-9.]*\) s.*/\1/p' <<< "$slim")"
+        grep -q "round trip: 0 sessions unequal" <<< "$slim" || { echo "$label: the slim form changed sessions" >&2; exit 1; }
         [ "$slim_counts" = "$theirs" ] || { echo "$label: the slim form's funnel ($slim_counts) disagrees with ClickHouse" >&2; exit 1; }
         echo "$label: slim form decoded and replayed in $slim_best s: $(awk -v a="$slim_best" -v b="$ch_warm" 'BEGIN { printf "%.1f", a / b }')x ClickHouse warm (same counts)" >&2
     fi
