@@ -137,12 +137,8 @@ package final class Collector: Sendable {
                     since: started))
         }
         if let wait = limiter.acquire(key: key.id, now: configuration.clock()) {
-            let seconds = Self.retryAfter(wait)
             return .refused(
-                refuse(
-                    429, "rate_limited",
-                    "more than \(JSONValue.text(configuration.rateLimit)) batches a second for this key; retry after \(seconds) s",
-                    headers: [("Retry-After", String(seconds))], key: key, since: started))
+                rateLimited(wait, over: configuration.rateLimit, "batches", key: key, since: started))
         }
         return .allowed(key)
     }
@@ -153,17 +149,24 @@ package final class Collector: Sendable {
         Int(min(86_400, max(1, wait.rounded(.up))))
     }
 
+    /// The 429 for a key over its limit of `rate` `things` a second, to come back after `wait`.
+    private func rateLimited(
+        _ wait: TimeInterval, over rate: Double, _ things: String, key: AppKey, since started: Date
+    ) -> Answer {
+        let seconds = Self.retryAfter(wait)
+        return refuse(
+            429, "rate_limited",
+            "more than \(JSONValue.text(rate)) \(things) a second for this key; retry after \(seconds) s",
+            headers: [("Retry-After", String(seconds))], key: key, since: started)
+    }
+
     /// Takes `events` from the key's event budget: `nil` to go ahead, or the 429 that refuses the
     /// whole batch (nothing of it recorded, so the client resends all of it).
     func chargeEvents(_ events: Int, key: AppKey?, since started: Date) -> Answer? {
         guard let key, events > 0,
             let wait = eventLimiter.acquire(key: key.id, now: configuration.clock(), cost: Double(events))
         else { return nil }
-        let seconds = Self.retryAfter(wait)
-        return refuse(
-            429, "rate_limited",
-            "more than \(JSONValue.text(configuration.eventRateLimit)) events a second for this key; retry after \(seconds) s",
-            headers: [("Retry-After", String(seconds))], key: key, since: started)
+        return rateLimited(wait, over: configuration.eventRateLimit, "events", key: key, since: started)
     }
 
     /// The answer for a body over ``Configuration/maximumBodyBytes``.

@@ -99,9 +99,7 @@ package final class ViewerAuthenticator: Sendable {
         let now = clock()
         sessions.withLockedValue { sessions in
             if sessions.count > 10_000 { sessions = sessions.filter { $0.value.expires > now } }
-            sessions[token] = Session(
-                name: name, expires: now.addingTimeInterval(min(settings.sessionTTL, settings.sessionLifetime)),
-                checked: now, opened: now)
+            sessions[token] = Session(name: name, expires: expiry(opened: now, usedAt: now), checked: now, opened: now)
         }
         return token
     }
@@ -133,8 +131,7 @@ package final class ViewerAuthenticator: Sendable {
             }
             session.checked = now
         }
-        session.expires = min(
-            now.addingTimeInterval(settings.sessionTTL), session.opened.addingTimeInterval(settings.sessionLifetime))
+        session.expires = expiry(opened: session.opened, usedAt: now)
         let updated = session
         // Only if still there: a sign-out while the viewer was looked up again must stay one.
         let kept = sessions.withLockedValue { sessions -> Bool in
@@ -143,6 +140,12 @@ package final class ViewerAuthenticator: Sendable {
             return true
         }
         return kept ? session.name : nil
+    }
+
+    /// When a session opened at `opened` and last used at `used` ends: ``Settings/sessionTTL``
+    /// after its use, ``Settings/sessionLifetime`` after it opened at the latest.
+    private func expiry(opened: Date, usedAt used: Date) -> Date {
+        min(used.addingTimeInterval(settings.sessionTTL), opened.addingTimeInterval(settings.sessionLifetime))
     }
 
     /// Ends a session (sign out).

@@ -1,5 +1,6 @@
 import Foundation
 import OnboardMetricsPostgres
+import OnboardMetricsTesting
 import Testing
 
 @testable import OnboardMetricsDashboard
@@ -8,7 +9,7 @@ import Testing
 /// database: the viewer's recheck is set beyond the test's span).
 @Suite struct ViewerAuthenticatorTests {
     @Test func usingASessionExtendsItUpToItsLifetime() async throws {
-        let clock = SetClock(Date(timeIntervalSince1970: 1_000_000))
+        let clock = ManualClock(start: Date(timeIntervalSince1970: 1_000_000))
         var settings = ViewerAuthenticator.Settings()
         settings.sessionTTL = 100
         settings.sessionLifetime = 250
@@ -17,28 +18,16 @@ import Testing
             database: PostgresConfiguration("host=unused.invalid"), settings: settings, clock: { clock.now })
         let token = viewers.openSession(for: "ana")
         // Used every 90 s, within the 100 s it lasts unused: valid until 250 s after the sign-in.
-        for elapsed in [90.0, 180, 240, 249] {
-            clock.set(Date(timeIntervalSince1970: 1_000_000 + elapsed))
-            #expect(try await viewers.viewer(session: token) == "ana", "at \(elapsed) s")
+        let start = clock.now
+        for step in [90.0, 90, 60, 9] {  // 90, 180, 240, 249 s
+            clock.advance(by: step)
+            #expect(try await viewers.viewer(session: token) == "ana", "at \(clock.now.timeIntervalSince(start)) s")
         }
-        clock.set(Date(timeIntervalSince1970: 1_000_000 + 251))
+        clock.advance(by: 2)  // 251 s
         #expect(try await viewers.viewer(session: token) == nil)
         // Unused for longer than the idle time, a fresh session ends sooner.
         let other = viewers.openSession(for: "ana")
-        clock.set(Date(timeIntervalSince1970: 1_000_000 + 251 + 101))
+        clock.advance(by: 101)
         #expect(try await viewers.viewer(session: other) == nil)
     }
-}
-
-/// A clock the test sets.
-private final class SetClock: @unchecked Sendable {
-    // Unchecked: `current` is touched only under `lock`.
-    private let lock = NSLock()
-    private var current: Date
-
-    init(_ start: Date) { current = start }
-
-    var now: Date { lock.withLock { current } }
-
-    func set(_ date: Date) { lock.withLock { current = date } }
 }
