@@ -23,6 +23,8 @@ trap cleanup EXIT INT TERM
 unset DATABASE_URL PGHOST PGHOSTADDR PGPORT PGDATABASE PGUSER PGPASSWORD PGSERVICE
 export ONBOARDMETRICS_TEST_DATABASE_URL="$("$bin/funnel" db start --data-dir "$work/postgres")"
 export ONBOARDMETRICS_TEST_WORK_DIR="$work"
+# Reports run by the tests keep their session files here (the default is under ~/.cache).
+export ONBOARDMETRICS_CACHE_DIR="$work/cache"
 export ONBOARDMETRICS_FUNNEL="$bin/funnel"
 export ONBOARDMETRICS_SDK_EXAMPLE="$example_bin/OnboardingApp"
 echo "test database: $ONBOARDMETRICS_TEST_DATABASE_URL" >&2

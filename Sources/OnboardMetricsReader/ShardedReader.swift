@@ -35,6 +35,10 @@ public struct ShardedReader: Sendable {
     /// Sessions kept decoded between reports (a long-running dashboard): read from it when it
     /// keeps this reader's sessions (one server, no bounds), else from PostgreSQL.
     public var cache: SessionCache?
+    /// Where a report keeps the sessions between runs (a `funnel` command): read from its file,
+    /// brought up to date, when it can serve this reader (one server, no bounds that leave out
+    /// events), else from PostgreSQL. `nil`: never.
+    public var sessionFiles: SessionFileStore?
 
     /// A reader of these sources.
     public init(reader: SessionReader, sources: [Source]) {
@@ -124,6 +128,7 @@ public struct ShardedReader: Sendable {
         {
             return try await read(snapshot, parts: sources.count, progress: progress, make)
         }
+        if let consumers = try await readSessionFile(progress: progress, make) { return consumers }
         if let server = sharedTraceServer {
             let parts = sources.count
             try await BlockingIO.run { try Self.catchUpTraces(of: server, parts: parts) }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import OnboardMetrics
 
 extension SessionSource: ExpressibleByArgument {}
@@ -43,7 +44,38 @@ struct ReadOptions: ParsableArguments {
                 + "before. The results are the same; `funnel verify` checks the traces."))
     var source: SessionSource = .automatic
 
+    @Option(
+        name: .customLong("session-files"),
+        help: ArgumentHelp(
+            "The folder where reports keep the sessions between runs, or off.",
+            discussion: "A report reads the sessions from a compact file there (about 14 bytes an event), after "
+                + "bringing it up to date from the session traces written since it was last read, instead of "
+                + "reading every trace from PostgreSQL; it writes the file back when something changed. Used "
+                + "with a single server, --source auto or traces, and --since/--until that leave out none of "
+                + "its events (a file is not made for a report with bounds). The results are the same. The "
+                + "files hold user ids and properties: the folder is made readable by you alone. Default: "
+                + "$ONBOARDMETRICS_CACHE_DIR/sessions, else $XDG_CACHE_HOME/onboardmetrics/sessions, else "
+                + "~/.cache/onboardmetrics/sessions. off reads PostgreSQL every time.",
+            valueName: "folder"))
+    var sessionFiles: String?
+
+    /// Where reports keep their session files (nil: off).
+    func sessionFileStore(quiet: Bool) -> SessionFileStore? {
+        let folder: URL?
+        switch sessionFiles {
+        case "off"?: folder = nil
+        case let path?: folder = URL(fileURLWithPath: path)
+        case nil: folder = SessionFileStore.defaultDirectory()
+        }
+        return folder.map { folder in
+            SessionFileStore(directory: folder) { warning in
+                FileHandle.standardError.write(Data("warning: \(warning)\n".utf8))
+            }
+        }
+    }
+
     func validate() throws {
+        if sessionFiles?.isEmpty == true { throw ValidationError("--session-files needs a folder, or off") }
         if let connections, !(1...64).contains(connections) {
             throw ValidationError("--read-connections must be 1...64")
         }

@@ -56,9 +56,10 @@ extension ReplayProgress {
     ) async throws -> T {
         var reader = reader
         reader.source = read.source
-        let deployment = try await ShardedReader.deployment(
+        var deployment = try await ShardedReader.deployment(
             configuration: configuration, reader: reader, connections: read.connections, people: people,
             cohort: read.cohort, citusWorkers: read.citusWorkers)
+        deployment.reader.sessionFiles = read.sessionFileStore(quiet: quiet)
         if let cohort = deployment.cohort {
             Console(quiet: quiet).status(
                 "cohort \(cohort.name): \(cohort.members.count) \(cohort.unit.rawValue)s"

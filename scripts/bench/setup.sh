@@ -33,6 +33,8 @@ bench_cleanup() {
 }
 trap bench_cleanup EXIT INT TERM
 unset DATABASE_URL PGHOST PGPORT PGDATABASE PGUSER PGPASSWORD
+# Reports keep their session files in the work folder: each run starts without one, and leaves none.
+export ONBOARDMETRICS_CACHE_DIR="$work/cache"
 admin="$("$bin/funnel" db start --data-dir "$work/postgres" --quiet)"
 set_server() {
     for setting in "$@"; do psql -Xq "$admin" -c "ALTER SYSTEM SET ${setting%%=*} = '${setting#*=}'"; done

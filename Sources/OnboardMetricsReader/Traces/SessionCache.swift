@@ -340,72 +340,28 @@ public final class SessionCache: Sendable {
         _ entry: inout Entry, key: Key, on connection: PostgresConnection, maximumEvents: Int,
         sharing other: Entry? = nil
     ) throws -> [UUID]? {
-        try connection.transaction { connection in
-            // One snapshot for the watermark, the removals and the traces.
-            try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            guard
-                let row = try connection.query(
-                    """
-                    SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-                        (SELECT system_identifier FROM pg_control_system())::text || '/' || d.oid::text
-                    FROM pg_database d WHERE d.datname = current_database()
-                    """
-                ).first, let xmin = row[0].string.flatMap({ UInt64($0) }), let database = row[1].string
-            else { throw PostgresError(.invalidValue, "the server gave no snapshot xmin or no identity") }
-            // Another server or database under the same settings (a cluster initialised again, a
-            // database dropped and restored), or a server gone back in time: its traces' writers
-            // say nothing about what was kept, so everything is read again.
-            if let watermark = entry.watermark, entry.database != database || xmin < watermark {
-                entry = Entry()
-            }
-            var filter = ""
-            if let watermark = entry.watermark {
-                filter = " WHERE written_by >= '\(watermark)'::xid8"
-                // Removed and not back since: a session written again is in the traces read next.
-                for row in try connection.query(
-                    """
-                    SELECT DISTINCT r.session_id FROM trace_removals r
-                    WHERE r.written_by >= '\(watermark)'::xid8
-                      AND NOT EXISTS (SELECT 1 FROM session_traces t WHERE t.session_id = r.session_id)
-                    """)
-                {
-                    guard let sessionID = row[0].uuid else {
-                        throw PostgresError(.invalidValue, "a trace_removals row lacks its session")
-                    }
-                    entry.remove(sessionID)
-                }
-            } else {
-                // A first read over the limit is known before it: reading up to the limit and
-                // dropping it all left a dashboard at 10M events with 644 MB held (217 MB keeping
-                // nothing). The sum takes 0.09 s there, once a grouping.
-                guard
-                    let events = try connection.query("SELECT coalesce(sum(event_count), 0)::int8 FROM session_traces")
-                        .first?[0].int
-                else { throw PostgresError(.invalidValue, "the server gave no count of the traces' events") }
-                guard events <= maximumEvents else { return nil }
-            }
-            var sessions = TraceSessions(
-                closeAfter: key.closeAfter, closeFinishedAfter: key.closeFinishedAfter, people: nil, since: nil,
-                until: nil, sessionsKept: true)
-            var tooMany = false
-            var traces: [UUID] = []
-            try connection.copyOut(
-                "COPY (SELECT session_id, irregular, trace FROM session_traces\(filter)) TO STDOUT (FORMAT binary)"
-            ) { row in
-                guard !tooMany else { return }
-                guard let sessionID = try row.uuid(0), let irregular = try row.bool(1), let trace = row.rawBytes(2)
-                else { throw PostgresError(.invalidValue, "a session_traces row lacks a column") }
-                var read: [RecordedSession] = []
-                let events = try sessions.read(sessionID: sessionID, trace: trace) { read.append($0) }
-                entry.put(sessionID, sessions: read, events: events, irregular: irregular)
-                if let other { entry.share(sessionID, with: other) }
-                traces.append(sessionID)
-                tooMany = entry.events > maximumEvents || entry.isFull
-            }
-            guard !tooMany else { return nil }
-            entry.watermark = xmin
-            entry.database = database
-            return traces
-        }
+        try TraceChanges.read(
+            into: &entry, closeAfter: key.closeAfter, closeFinishedAfter: key.closeFinishedAfter, on: connection,
+            maximumEvents: maximumEvents
+        ) { sessionID, entry in
+            if let other { entry.share(sessionID, with: other) }
+        }?.read
+    }
+}
+
+extension SessionCache.Entry: TraceKeeper {
+    mutating func restart() { self = Self() }
+
+    mutating func put(
+        _ sessionID: UUID, sessions: [RecordedSession], events: Int, irregular: Bool, firstEventID: UUID,
+        lastEventID: UUID
+    ) throws -> Bool {
+        put(sessionID, sessions: sessions, events: events, irregular: irregular)
+        return !isFull
+    }
+
+    mutating func mark(watermark: UInt64, database: String) {
+        self.watermark = watermark
+        self.database = database
     }
 }

@@ -54,11 +54,11 @@ struct TraceReader {
 
     /// The first event ids of `since` and `until`: the events path's bounds
     /// (``SessionReader/boundFloor(_:)``), so both paths keep exactly the same events.
-    private func floors() -> (UUID?, UUID?) {
+    func floors() -> (UUID?, UUID?) {
         (reader.since.map(SessionReader.boundFloor), reader.until.map(SessionReader.boundFloor))
     }
 
-    private func decode(
+    func decode(
         on connection: PostgresConnection, _ statement: String, since: UUID?, until: UUID?, progress: (Int) -> Void,
         _ body: (RecordedSession) throws -> Void
     ) throws -> SessionReader.Statistics {

@@ -1,0 +1,253 @@
+import Foundation
+import OnboardMetricsSDK
+
+/// One database's sessions for one grouping, in a slim form a report decodes in a few tens of
+/// nanoseconds an event: the sessions after they are cut and their clocks corrected, strings and
+/// properties objects numbered once for the file, times and `seq` as varint deltas, no event ids
+/// and no sent or received times (about 14 bytes an event, where a trace holds 63). A report reads
+/// it instead of every trace from PostgreSQL, after bringing it up to date from the traces written
+/// since (``TraceChanges``, the watermark ``SessionCache`` uses); ``SessionFileStore`` keeps it on
+/// disk. docs/TRACES.md has the measurements that chose it.
+///
+/// Like ``SessionCache`` it holds what ``TraceReader`` emits with no `--since` / `--until` and no
+/// person links; those are applied as a report reads (the bounds only when they leave out none of
+/// the file's events: a slim event has no id to bound by).
+///
+/// A file is: a head (``head``), the grouping and the watermark, the kinds' names, the irregular
+/// sessions, the strings, the objects, then one record per trace —
+/// `[session id: 16 bytes][varint: bytes after this][varint events][varint first and last event
+/// ids' milliseconds][varint sessions][sessions…]` — and a tail (``tail``), so a torn file is
+/// known. While it is brought up to date, the records read from disk stay where they are (mapped),
+/// the changed traces' ids are set aside and their new records are written to `added`.
+struct SessionFile: Sendable {
+    static let head = Array("OMSLIM1\n".utf8)
+    static let tail = Array("OMSEND1\n".utf8)
+    /// The kinds in the order their numbers are written; a file with another list is read again.
+    static let kinds = EventKind.allCases.map { $0 }
+    static let kindNumbers = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, UInt8($0)) })
+
+    /// The grouping the sessions were cut with.
+    let closeAfter: Int64
+    let closeFinishedAfter: Int64?
+    /// The xmin of the snapshot read last; nil before the first read.
+    var watermark: UInt64?
+    /// The server's system identifier and the database's oid that read was from.
+    var database: String?
+    /// Traces whose event ids are not all UUIDv7: while any is kept, reports read the events.
+    var irregular: Set<UUID> = []
+    /// Where the stored strings are in `stored` (each a varint length and its bytes), numbered
+    /// from 1 (0 is none), and the strings added since: numbers past the stored ones.
+    var storedStrings: [Int] = []
+    private(set) var addedStrings: [String] = []
+    /// Where the stored properties and context objects are (each as ``SlimWriter/json(_:)`` writes
+    /// an object), numbered from 1 (0 is the empty object), and those added since.
+    var storedObjects: [Int] = []
+    private(set) var addedObjects: [[String: JSONValue]] = []
+    /// Where the stored tables' entries are in `stored`: written back as they are.
+    var storedStringBytes: Range<Int> = 0..<0
+    var storedObjectBytes: Range<Int> = 0..<0
+    /// The file's bytes as read (mapped), and where its records are in them.
+    var stored = Data()
+    var storedRecords: Range<Int> = 0..<0
+    /// The stored records' events, and their event ids' extremes (milliseconds of the UUIDv7s).
+    var storedSummary = Summary()
+    /// Records of the traces read since the file was loaded, and their events.
+    private(set) var added: [UInt8] = []
+    var addedSummary = Summary()
+    /// The traces read or removed since the file was loaded: their stored records are dead.
+    private(set) var changed: Set<UUID> = []
+    /// Numbers of strings and objects, for encoding; filled from the tables when first needed.
+    private var stringNumbers: [ExactString: UInt32] = [:]
+    private var objectNumbers: [[UInt8]: UInt32] = [:]
+    private var numbered = false
+    /// The tables' entries when the file was last built from every trace.
+    var builtEntries = 0
+
+    /// Events and the extremes of their ids (milliseconds of the UUIDv7 time).
+    struct Summary: Sendable, Equatable {
+        var events = 0
+        var firstMilliseconds = UInt64.max
+        var lastMilliseconds: UInt64 = 0
+
+        mutating func add(events count: Int, first: UInt64, last: UInt64) {
+            events += count
+            firstMilliseconds = min(firstMilliseconds, first)
+            lastMilliseconds = max(lastMilliseconds, last)
+        }
+    }
+
+    /// An empty file for a grouping.
+    init(closeAfter: Int64, closeFinishedAfter: Int64?) {
+        self.closeAfter = closeAfter
+        self.closeFinishedAfter = closeFinishedAfter
+    }
+
+    /// Whether the stored records changed since the file was loaded (it must be written again).
+    /// Whether the file must be written: a trace was read or removed since it was loaded, or it
+    /// was read whole. With nothing new the watermark it holds still holds (nothing was written
+    /// from it on), so a report that finds nothing new writes nothing.
+    var isChanged: Bool { !changed.isEmpty || (loadedWatermark == nil && watermark != nil) }
+    var loadedWatermark: UInt64?
+
+    /// The events and their ids' extremes over the live records: exact for a file as loaded; while
+    /// it is brought up to date the removed records' share is still counted (the extremes are then
+    /// wider than the events', never narrower). ``SessionFileStore`` writes it exact.
+    var summary: Summary {
+        var summary = storedSummary
+        summary.add(
+            events: addedSummary.events, first: addedSummary.firstMilliseconds, last: addedSummary.lastMilliseconds)
+        return summary
+    }
+
+    /// The 48-bit time of a UUIDv7 (its first six bytes).
+    static func milliseconds(of id: UUID) -> UInt64 {
+        withUnsafeBytes(of: id.uuid) { bytes in (0..<6).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) } }
+    }
+}
+
+extension SessionFile: TraceKeeper {
+    var events: Int { summary.events }
+
+    mutating func restart() {
+        self = SessionFile(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+    }
+
+    mutating func remove(_ sessionID: UUID) {
+        changed.insert(sessionID)
+        irregular.remove(sessionID)
+    }
+
+    mutating func put(
+        _ sessionID: UUID, sessions: [RecordedSession], events: Int, irregular isIrregular: Bool, firstEventID: UUID,
+        lastEventID: UUID
+    ) throws -> Bool {
+        remove(sessionID)
+        if isIrregular { irregular.insert(sessionID) }
+        let first = Self.milliseconds(of: firstEventID)
+        let last = Self.milliseconds(of: lastEventID)
+        encode(sessionID, sessions: sessions, events: events, first: first, last: last)
+        addedSummary.add(events: events, first: first, last: last)
+        return true
+    }
+
+    mutating func mark(watermark: UInt64, database: String) {
+        self.watermark = watermark
+        self.database = database
+    }
+}
+
+extension SessionFile {
+    /// Appends one trace's record to `added`.
+    private mutating func encode(
+        _ sessionID: UUID, sessions: [RecordedSession], events: Int, first: UInt64, last: UInt64
+    ) {
+        numberTablesIfNeeded()
+        var body = SlimWriter()
+        body.varint(UInt64(events))
+        body.varint(first)
+        body.varint(last)
+        body.varint(UInt64(sessions.count))
+        for session in sessions {
+            body.uuid(session.sessionID)
+            body.varint(number(session.userID))
+            body.varint(number(session.flowID))
+            body.optional(session.flowVersion)
+            body.varint(number(session.context))
+            body.varint(UInt64(session.events.count))
+            var time: Int64 = 0
+            var seq = 0
+            for event in session.events {
+                body.bytes.append(Self.kindNumbers[event.kind] ?? 0)
+                body.varint(number(event.flowID))
+                body.optional(event.flowVersion)
+                body.varint(number(event.stepID))
+                body.varint(number(event.name))
+                body.zigzag(event.time &- time)
+                body.zigzag(Int64(event.seq) &- Int64(seq))
+                body.varint(number(event.properties))
+                time = event.time
+                seq = event.seq
+            }
+        }
+        var record = SlimWriter()
+        record.uuid(sessionID)
+        record.varint(UInt64(body.bytes.count))
+        added += record.bytes
+        added += body.bytes
+    }
+
+    /// How many of the stored strings and objects a refresh looks up before it adds one: the
+    /// first ones are the kinds' flows, steps and names, met first; the rest are mostly user ids,
+    /// and looking up every one (a million at 10M events) would cost a refresh more than it saves.
+    /// A string past these that comes back is stored again; ``wasteful`` says when to rebuild.
+    static let numberedStored = 65_536
+
+    /// The lookups of the first stored strings and objects, once a trace is to be written: a
+    /// report that finds nothing new never builds them. Strings are told apart by their bytes
+    /// (`==` holds canonically equivalent text equal, and a report must give back the bytes it
+    /// was given).
+    private mutating func numberTablesIfNeeded() {
+        guard !numbered else { return }
+        numbered = true
+        stored.withUnsafeBytes { bytes in
+            for (index, offset) in storedStrings.prefix(Self.numberedStored).enumerated() {
+                var reader = SlimReader(bytes, from: offset)
+                guard let text = try? reader.string() else { continue }
+                stringNumbers[ExactString(text)] = UInt32(index + 1)
+            }
+            for (index, offset) in storedObjects.prefix(Self.numberedStored).enumerated() {
+                var reader = SlimReader(bytes, from: offset)
+                guard (try? reader.json()) != nil else { continue }
+                objectNumbers[Array(bytes[offset..<reader.offset])] = UInt32(index + 1)
+            }
+        }
+    }
+
+    private mutating func number(_ text: String?) -> UInt64 {
+        guard let text else { return 0 }
+        let key = ExactString(text)
+        if let known = stringNumbers[key] { return UInt64(known) }
+        addedStrings.append(text)
+        let number = UInt32(truncatingIfNeeded: storedStrings.count + addedStrings.count)
+        stringNumbers[key] = number
+        return UInt64(number)
+    }
+
+    private mutating func number(_ object: [String: JSONValue]) -> UInt64 {
+        guard !object.isEmpty else { return 0 }
+        let key = Self.bytes(of: object)
+        if let known = objectNumbers[key] { return UInt64(known) }
+        addedObjects.append(object)
+        let number = UInt32(truncatingIfNeeded: storedObjects.count + addedObjects.count)
+        objectNumbers[key] = number
+        return UInt64(number)
+    }
+
+    /// Whether the tables hold more than twice the entries they held when the file was last
+    /// built whole (strings stored again, or no longer used): the store then reads every trace
+    /// again.
+    var wasteful: Bool {
+        let entries = storedStrings.count + addedStrings.count + storedObjects.count + addedObjects.count
+        return entries > 2 * builtEntries + Self.numberedStored
+    }
+
+    static func bytes(of object: [String: JSONValue]) -> [UInt8] {
+        var writer = SlimWriter()
+        writer.json(.object(object))
+        return writer.bytes
+    }
+}
+
+/// A string as a dictionary key told apart by its bytes, not by canonical equivalence.
+struct ExactString: Hashable, Sendable {
+    let text: String
+
+    init(_ text: String) { self.text = text }
+
+    static func == (one: ExactString, other: ExactString) -> Bool { ByteIdentity.same(one.text, other.text) }
+
+    func hash(into hasher: inout Hasher) {
+        var text = text
+        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+    }
+}

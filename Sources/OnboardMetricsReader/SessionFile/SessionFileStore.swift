@@ -1,0 +1,84 @@
+import Foundation
+import OnboardMetricsPostgres
+
+/// Where reports keep their ``SessionFile``s: a folder of this user's (made `0700`, each file
+/// `0600`: the files hold the events' user ids and properties), one file per database and grouping.
+///
+/// A report (``ShardedReader/sessionFiles``) brings the file up to date — the traces' catch-up,
+/// then the traces written and removed since the file's watermark — writes it back when that
+/// changed anything, and decodes it instead of reading every trace from PostgreSQL. The file is a
+/// copy: one that cannot be read is read again from the traces, and deleting the folder only costs
+/// the next report the time to write it.
+public struct SessionFileStore: Sendable {
+    /// The folder.
+    public let directory: URL
+    /// Told why a file could not be read or written (the report goes on without it).
+    public var warn: @Sendable (String) -> Void
+
+    /// A store in `directory` (made when first written).
+    public init(directory: URL, warn: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.directory = directory
+        self.warn = warn
+    }
+
+    /// The folder used when none is given: `$ONBOARDMETRICS_CACHE_DIR/sessions`, else
+    /// `$XDG_CACHE_HOME/onboardmetrics/sessions`, else `$HOME/.cache/onboardmetrics/sessions`; nil
+    /// without any of them.
+    public static func defaultDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL? {
+        if let configured = environment["ONBOARDMETRICS_CACHE_DIR"], !configured.isEmpty {
+            return URL(fileURLWithPath: configured).appendingPathComponent("sessions")
+        }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            return URL(fileURLWithPath: cache).appendingPathComponent("onboardmetrics/sessions")
+        }
+        guard let home = environment["HOME"], home.hasPrefix("/") else { return nil }
+        return URL(fileURLWithPath: home).appendingPathComponent(".cache/onboardmetrics/sessions")
+    }
+
+    /// The file for one database and grouping, brought up to date; nil when the report must read
+    /// PostgreSQL (a database without traces, a role that may only read); with where it is kept.
+    /// - Throws: `PostgresError` for a failed connection, catch-up or read.
+    func refreshed(
+        configuration: PostgresConfiguration, closeAfter: Int64, closeFinishedAfter: Int64?
+    ) throws -> (file: SessionFile, url: URL)? {
+        let connection = try PostgresConnection(configuration: configuration)
+        defer { connection.close() }
+        guard try TraceBuilder().catchUpIfWritable(on: connection, parts: ShardedReader.automaticConnections) else {
+            return nil
+        }
+        guard
+            let identity = try connection.query(
+                """
+                SELECT (SELECT system_identifier FROM pg_control_system())::text || '-' || d.oid::text
+                FROM pg_database d WHERE d.datname = current_database()
+                """
+            ).first?[0].string
+        else { throw PostgresError(.invalidValue, "the server gave no identity") }
+        let url = directory.appendingPathComponent(
+            "\(identity)-\(closeAfter)-\(closeFinishedAfter.map { String($0) } ?? "none").sessions")
+        var file = SessionFile(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+        if FileManager.default.fileExists(atPath: url.path) {
+            do {
+                file = try SessionFile(contentsOf: url, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+            } catch {
+                warn("\(error); it is written again from the session traces")
+            }
+        }
+        if file.wasteful { file.restart() }
+        guard
+            try TraceChanges.read(
+                into: &file, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter, on: connection,
+                maximumEvents: .max) != nil
+        else { return nil }
+        if file.isChanged {
+            do {
+                try FileManager.default.createDirectory(
+                    at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                try file.write(to: url)
+            } catch {
+                warn("cannot keep the sessions in \(directory.path): \(error)")
+            }
+        }
+        return (file, url)
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetricsAnalysis
+@testable import OnboardMetricsGeneration
+@testable import OnboardMetricsPostgres
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsRendering
+@testable import OnboardMetricsSDK
+@testable import OnboardMetricsStore
+
+/// Reports through a session file (``SessionFileStore``) equal a read of the events after any
+/// interleaving of writes, resends, deletes, updates, truncation and rebuilds, with and without
+/// bounds, people and shares; the file is kept where only its user may read it, and a damaged one
+/// is read again from the traces.
+@Suite struct SessionFileStoreTests {
+    typealias Exactness = SessionTraceExactnessTests
+
+    /// A folder the store makes itself (so its mode is the store's).
+    static func folder() throws -> URL {
+        try TestDatabase.temporaryFolder("session-files").appendingPathComponent("sessions")
+    }
+
+    /// The sessions read through the store's file, sorted; nil when the file did not serve the read.
+    static func throughFile(
+        _ configuration: PostgresConfiguration, _ reader: SessionReader, store: SessionFileStore, connections: Int
+    ) async throws -> [RecordedSession]? {
+        var sharded = ShardedReader(
+            reader: reader, topology: ShardTopology(shards: []), coordinator: configuration,
+            connectionsPerShard: connections)
+        sharded.sessionFiles = store
+        guard let consumers = try await sharded.readSessionFile(progress: { _ in }, { Exactness.Collected() }) else {
+            return nil
+        }
+        return Exactness.ordered(consumers.flatMap(\.sessions))
+    }
+
+    static func compare(
+        _ configuration: PostgresConfiguration, store: SessionFileStore, flow: FlowDefinition, now: Date, step: String
+    ) async throws {
+        for (position, reader) in Exactness.readers(now: now).enumerated() {
+            let connections = position % 2 + 1
+            let events = try await Exactness.sessions(configuration, reader, source: .events, connections: 1)
+            let read = try await throughFile(configuration, reader, store: store, connections: connections)
+            #expect(read != nil, "\(step), reader \(position): the file did not serve the read")
+            // Booleans: a failure prints the step, not two thousand sessions.
+            let same = read == events
+            #expect(read?.count == events.count, "\(step), reader \(position): sessions read through the file")
+            #expect(same, "\(step), reader \(position): read through the file")
+        }
+        let options = {
+            var options = FunnelOptions()
+            options.reportEnd = now
+            return options
+        }()
+        var eventsReader = FunnelReport.reader(options: options)
+        eventsReader.source = .events
+        let fromEvents = try await ShardedReader(
+            reader: eventsReader, sources: [.init(configuration: configuration, buckets: nil)]
+        )
+        .report { FunnelAggregator(flow: flow, options: options, now: now) }
+        var fileReader = ShardedReader(
+            reader: FunnelReport.reader(options: options), topology: ShardTopology(shards: []),
+            coordinator: configuration, connectionsPerShard: 2)
+        fileReader.sessionFiles = store
+        let fromFile = try await fileReader.report { FunnelAggregator(flow: flow, options: options, now: now) }
+        #expect(try ReportJSON.encode(fromEvents) == ReportJSON.encode(fromFile), "\(step): funnel report JSON")
+    }
+
+    @Test func reportsThroughTheFileEqualAReadOfTheEventsAfterAnyInterleaving() async throws {
+        let configuration = try await TestDatabase.migrated("session_files")
+        let store = SessionFileStore(directory: try Self.folder())
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 3)
+        let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
+        let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
+        var random = SeededRandom(seed: 303)
+        var pending = (0..<200).flatMap { generator.session($0).events }
+        for index in pending.indices where index % 41 == 0 {
+            pending[index].sessionID = DerivedSessionID.stream(user: pending[index].userID)
+        }
+        pending.shuffle(using: &random)
+        let now = (pending.map(\.occurredAt).max() ?? Date()).addingTimeInterval(86_400)
+        var written: [Event] = []
+        var step = 0
+        while !pending.isEmpty || step < 30 {
+            step += 1
+            var batch: [Event] = []
+            var statement: (String, [String])?
+            var rebuild = false
+            switch random.next() % 10 {
+            case 0..<5:
+                let count = min(pending.count, Int(random.next() % 500) + 1)
+                batch = Array(pending.prefix(count))
+                pending.removeFirst(count)
+            case 5:
+                batch = written.shuffled(using: &random).prefix(40).map { event in
+                    var event = event
+                    event.sentAt = event.sentAt?.addingTimeInterval(3)
+                    return event
+                }
+            case 6:
+                let sessions = Set(written.shuffled(using: &random).prefix(3).map(\.sessionID))
+                statement = (
+                    "DELETE FROM events WHERE session_id = ANY (string_to_array($1, ',')::uuid[])",
+                    sessions.map(\.uuidString)
+                )
+            case 7:
+                statement = (
+                    "UPDATE events SET occurred_at = occurred_at + interval '2 hours', step_id = 'moved' "
+                        + "WHERE event_id = ANY (string_to_array($1, ',')::uuid[])",
+                    written.shuffled(using: &random).prefix(20).map(\.eventID.uuidString)
+                )
+            case 8 where step % 3 == 0:
+                statement = ("TRUNCATE events", [])
+            case 9:
+                rebuild = true
+            default:
+                break
+            }
+            let events = batch
+            let change = statement
+            let rebuilds = rebuild
+            try await TestDatabase.withConnection(configuration) { connection in
+                if !events.isEmpty { _ = try EventStore().write(events, on: connection, receivedAt: now) }
+                if let (sql, ids) = change {
+                    try connection.query(sql, sql.contains("$1") ? [.text(ids.joined(separator: ","))] : [])
+                }
+                if rebuilds { try TraceBuilder().rebuildAll(on: connection, parts: 2) }
+            }
+            written += batch
+            if statement != nil || random.next() % 2 == 0 {
+                try await Self.compare(configuration, store: store, flow: flow, now: now, step: "step \(step)")
+            }
+        }
+        try await Self.compare(configuration, store: store, flow: flow, now: now, step: "the end")
+        // The files are the user's alone.
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
+        // One a grouping: the readers' and the funnel report's.
+        let groupings = Set(
+            (Exactness.readers(now: now) + [FunnelReport.reader(options: FunnelOptions())]).map {
+                "\($0.closeAfter) \(String(describing: $0.closeFinishedAfter))"
+            })
+        #expect(files.count(where: { $0.hasSuffix(".sessions") }) == groupings.count, "\(files)")
+        #expect(!files.contains { $0.hasSuffix(".tmp") }, "a temporary file was left: \(files)")
+        let folderMode = try FileManager.default.attributesOfItem(atPath: store.directory.path)[.posixPermissions]
+        #expect(folderMode as? Int == 0o700)
+        for file in files {
+            let mode = try FileManager.default.attributesOfItem(
+                atPath: store.directory.appendingPathComponent(file).path)[.posixPermissions]
+            #expect(mode as? Int == 0o600, "\(file)")
+        }
+    }
+
+    /// A file damaged on disk is said, read again from the traces, and written anew; the report
+    /// is the same.
+    @Test func aDamagedFileIsReadAgainFromTheTraces() async throws {
+        let configuration = try await TestDatabase.migrated("session_files_damaged")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 11)
+        let events = (0..<30).flatMap { generator.session($0).events }
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(events, on: $0, receivedAt: Date())
+        }
+        let warnings = LockedBox<[String]>([])
+        let store = SessionFileStore(directory: try Self.folder()) { line in warnings.withLock { $0.append(line) } }
+        let reader = SessionReader()
+        let expected = try await Exactness.sessions(configuration, reader, source: .events, connections: 1)
+        #expect(try await Self.throughFile(configuration, reader, store: store, connections: 2) == expected)
+        let name = try #require(
+            try FileManager.default.contentsOfDirectory(atPath: store.directory.path).first {
+                $0.hasSuffix(".sessions")
+            })
+        let url = store.directory.appendingPathComponent(name)
+        let written = try Data(contentsOf: url)
+        let closeAfter = DurationText.microseconds(reader.closeAfter)
+        for damage in [written.prefix(written.count - 3), Data("not a session file".utf8)] {
+            try damage.write(to: url)
+            #expect(try await Self.throughFile(configuration, reader, store: store, connections: 2) == expected)
+            let again = try SessionFile(contentsOf: url, closeAfter: closeAfter, closeFinishedAfter: nil)
+            #expect(again.summary.events == events.count, "the file was not written again whole")
+        }
+        let lines = warnings.withLock { $0 }
+        #expect(lines.count == 2 && lines.allSatisfy { $0.contains("written again") }, "\(lines)")
+    }
+}

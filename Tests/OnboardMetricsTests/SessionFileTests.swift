@@ -1,0 +1,216 @@
+import Foundation
+import Testing
+
+@testable import OnboardMetricsReader
+@testable import OnboardMetricsSDK
+
+/// The slim form of the sessions (``SessionFile``): what is written is read back byte for byte,
+/// in any number of shares, after replacements and removals; bounds place a trace as a per-event
+/// filter would; a damaged file is an error, never a trap.
+@Suite struct SessionFileTests {
+    struct Collected: SessionConsumer {
+        var sessions: [RecordedSession] = []
+        mutating func add(_ session: RecordedSession) throws { sessions.append(session) }
+    }
+
+    static func id(_ number: Int, milliseconds: UInt64 = 1_700_000_000_000) -> UUID {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        bytes[6] = 0x70
+        bytes[8] = 0x80
+        for index in 0..<4 { bytes[12 + index] = UInt8(truncatingIfNeeded: number >> (8 * index)) }
+        return UUID(
+            uuid: (
+                bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7], bytes[8], bytes[9],
+                bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+            ))
+    }
+
+    /// Sessions with what the form must carry exactly: no flow, versions at the int4 extremes,
+    /// negative times and `seq` going back, nested properties, a NaN's bits, text that is
+    /// canonically equivalent but not the same bytes.
+    static func sessions(_ trace: Int) -> [RecordedSession] {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        let properties: [[String: JSONValue]] = [
+            [:], ["plan": .string(composed)], ["plan": .string(decomposed)],
+            [
+                "n": .number(Double(trace)), "nan": .number(Double(bitPattern: 0x7FF8_0000_0000_0001)),
+                "list": .array([.null, .bool(true), .object(["deep": .array([])])]),
+            ],
+            [composed: .bool(false)], [decomposed: .bool(false)],
+        ]
+        return (0..<(trace % 3 + 1)).map { part in
+            let events = (0..<(trace * 7 % 11 + 1)).map { index in
+                RecordedEvent(
+                    kind: EventKind.allCases[(trace + index) % EventKind.allCases.count],
+                    flowID: index % 4 == 0 ? nil : "flow-\(trace % 2)",
+                    flowVersion: index % 3 == 0 ? nil : [0, -1, Int(Int32.max), Int(Int32.min)][index % 4],
+                    stepID: index % 2 == 0 ? composed : decomposed, name: index % 5 == 0 ? nil : "name \(index)",
+                    time: Int64(-5_000_000 + trace * 1_000_000 + index * 37_000 - (index % 3) * 90_000),
+                    seq: index % 4 == 3 ? index - 2 : index, properties: properties[(trace + index) % properties.count])
+            }
+            return RecordedSession(
+                sessionID: Self.id(trace * 10 + part), userID: trace % 4 == 0 ? decomposed : "user-\(trace % 5)",
+                flowID: part == 0 ? nil : "flow-\(part)", flowVersion: part == 1 ? Int(Int32.min) : nil,
+                context: trace % 2 == 0 ? [:] : ["locale": .string(trace % 4 == 1 ? composed : decomposed)],
+                events: events)
+        }
+    }
+
+    static func put(_ file: inout SessionFile, trace: Int, milliseconds: UInt64 = 1_700_000_000_000) throws {
+        let sessions = Self.sessions(trace)
+        _ = try file.put(
+            Self.id(trace), sessions: sessions, events: sessions.reduce(0) { $0 + $1.events.count }, irregular: false,
+            firstEventID: Self.id(0, milliseconds: milliseconds),
+            lastEventID: Self.id(0, milliseconds: milliseconds + 5))
+    }
+
+    /// Every session of a file, read in `parts` shares.
+    static func read(_ file: SessionFile, parts: Int) throws -> [RecordedSession] {
+        try file.shares(parts).flatMap { share in
+            var collected = Collected()
+            _ = try file.read(share, bounds: .init(since: nil, until: nil), people: nil, cohort: nil, into: &collected)
+            return collected.sessions
+        }
+    }
+
+    /// Whether two lists hold the same sessions, byte for byte, in any order.
+    static func same(_ one: [RecordedSession], _ other: [RecordedSession]) -> Bool {
+        guard one.count == other.count else { return false }
+        let key = { (session: RecordedSession) in "\(session.sessionID) \(session.startTime)" }
+        let theirs = Dictionary(other.map { (key($0), $0) }, uniquingKeysWith: { first, _ in first })
+        return one.allSatisfy { session in theirs[key(session)].map { session.isIdentical(to: $0) } ?? false }
+    }
+
+    static func temporaryFile() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("session-file-\(UUID().uuidString).sessions")
+    }
+
+    @Test func whatIsWrittenIsReadBackByteForByteInAnyShares() throws {
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        for trace in 0..<40 { try Self.put(&file, trace: trace) }
+        file.mark(watermark: 77, database: "1/2")
+        let expected = (0..<40).flatMap(Self.sessions)
+        for parts in [1, 2, 3, 7, 200] {
+            #expect(Self.same(try Self.read(file, parts: parts), expected), "before writing, \(parts) shares")
+        }
+        let url = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try file.write(to: url)
+        let loaded = try SessionFile(contentsOf: url, closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        #expect(loaded.watermark == 77 && loaded.database == "1/2")
+        #expect(loaded.summary.events == expected.reduce(0) { $0 + $1.events.count })
+        for parts in [1, 2, 5] {
+            #expect(Self.same(try Self.read(loaded, parts: parts), expected), "read from disk, \(parts) shares")
+        }
+        // Canonically equivalent text is not merged: each session keeps its own bytes.
+        let steps = Set(
+            try Self.read(loaded, parts: 1).flatMap { $0.events.compactMap(\.stepID) }.map { Array($0.utf8) })
+        #expect(steps.count == 2)
+    }
+
+    @Test func replacedAndRemovedTracesAreGoneAfterWritingAgain() throws {
+        var file = SessionFile(closeAfter: 60_000_000, closeFinishedAfter: 3_600_000_000)
+        for trace in 0..<20 { try Self.put(&file, trace: trace) }
+        file.mark(watermark: 5, database: "d")
+        let url = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try file.write(to: url)
+        var loaded = try SessionFile(contentsOf: url, closeAfter: 60_000_000, closeFinishedAfter: 3_600_000_000)
+        #expect(!loaded.isChanged)
+        // Trace 3 now holds trace 25's sessions; 4 and 30 (never kept) are removed; 21 is new.
+        let replacement = Self.sessions(25)
+        _ = try loaded.put(
+            Self.id(3), sessions: replacement, events: replacement.reduce(0) { $0 + $1.events.count }, irregular: false,
+            firstEventID: Self.id(0), lastEventID: Self.id(1))
+        loaded.remove(Self.id(4))
+        loaded.remove(Self.id(30))
+        try Self.put(&loaded, trace: 21)
+        loaded.mark(watermark: 9, database: "d")
+        #expect(loaded.isChanged)
+        let expected = (0..<22).filter { ![3, 4, 20].contains($0) }.flatMap(Self.sessions) + replacement
+        #expect(Self.same(try Self.read(loaded, parts: 3), expected), "before writing")
+        try loaded.write(to: url)
+        let again = try SessionFile(contentsOf: url, closeAfter: 60_000_000, closeFinishedAfter: 3_600_000_000)
+        #expect(again.watermark == 9)
+        #expect(Self.same(try Self.read(again, parts: 2), expected), "after writing")
+        #expect(again.summary.events == expected.reduce(0) { $0 + $1.events.count })
+        // Another grouping's reader does not take it.
+        #expect(throws: SessionFileError.self) {
+            _ = try SessionFile(contentsOf: url, closeAfter: 60_000_000, closeFinishedAfter: nil)
+        }
+    }
+
+    /// A trace is inside, outside or across `[since, until)` exactly as filtering its first and
+    /// last event ids against the bounds' floors by `isBefore` (the traces' own filter) says.
+    @Test func boundsPlaceATraceAsItsEventIdsWould() {
+        var random = SessionTraceTests.Random(state: 91)
+        let base: UInt64 = 1_760_000_000_000
+        for _ in 0..<5_000 {
+            // Times on, just before and just after the bounds' seconds, where an off-by-one shows.
+            let first = base + (random.next() % 12) * 1000 + [0, 1, 999][Int(random.next() % 3)]
+            let last = first + [0, 1, 999, 1000, 2001][Int(random.next() % 5)]
+            let since =
+                random.next() % 3 == 0 ? nil : Self.id(0, milliseconds: base + (random.next() % 14) * 1000).withZeroTail
+            let until =
+                random.next() % 3 == 0 ? nil : Self.id(0, milliseconds: base + (random.next() % 14) * 1000).withZeroTail
+            let firstID = Self.id(Int(random.next() % 1000), milliseconds: first)
+            let lastID = Self.id(Int(random.next() % 1000), milliseconds: last)
+            func inBounds(_ id: UUID) -> Bool {
+                (since.map { !id.isBefore($0) } ?? true) && (until.map { id.isBefore($0) } ?? true)
+            }
+            let expected: SessionFile.Bounds.Place
+            if let since, lastID.isBefore(since) {
+                expected = .outside
+            } else if let until, !firstID.isBefore(until) {
+                expected = .outside
+            } else {
+                expected = inBounds(firstID) && inBounds(lastID) ? .inside : .across
+            }
+            #expect(SessionFile.Bounds(since: since, until: until).place(first: first, last: last) == expected)
+        }
+    }
+
+    /// Every truncation and many changed bytes of a file: an error or a read, never a trap.
+    @Test func aDamagedFileIsAnErrorNeverATrap() throws {
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        for trace in 0..<6 { try Self.put(&file, trace: trace) }
+        file.mark(watermark: 1, database: "d")
+        let url = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try file.write(to: url)
+        let bytes = try [UInt8](Data(contentsOf: url))
+        var random = SessionTraceTests.Random(state: 5)
+        var damaged: [[UInt8]] = (0..<bytes.count).map { Array(bytes.prefix($0)) }
+        for _ in 0..<3_000 {
+            var copy = bytes
+            for _ in 0...(random.next() % 3) {
+                // Inside the head and tail too: the tail's check must not be the only defence.
+                copy[Int(random.next() % UInt64(copy.count))] = UInt8(truncatingIfNeeded: random.next())
+            }
+            damaged.append(copy)
+        }
+        var refused = 0
+        for copy in damaged {
+            try Data(copy).write(to: url)
+            do {
+                let loaded = try SessionFile(contentsOf: url, closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+                _ = try Self.read(loaded, parts: 2)
+            } catch is SessionFileError {
+                refused += 1
+            }
+        }
+        // Every truncation is refused (the tail is gone), and most changes are.
+        #expect(refused >= bytes.count)
+    }
+}
+
+extension UUID {
+    /// This id with every byte after its time zero: a bound's floor.
+    fileprivate var withZeroTail: UUID {
+        var value = uuid
+        withUnsafeMutableBytes(of: &value) { bytes in for index in 6..<16 { bytes[index] = 0 } }
+        return UUID(uuid: value)
+    }
+}
