@@ -60,6 +60,11 @@ struct SessionFile: Sendable {
     private var stringNumbers: [ExactString: UInt32] = [:]
     private var objectNumbers: [[UInt8]: UInt32] = [:]
     private var numbered = false
+    /// The numbers of the values met last: a trace's decoded events share their strings' and
+    /// objects' storage, so most lookups end here, without hashing (hashing every string was
+    /// a fifth of a first build's time, `perf`).
+    private var recentStrings = RecentValues<String>()
+    private var recentObjects = RecentValues<[String: JSONValue]>()
     /// The tables' entries when the file was last built from every trace.
     var builtEntries = 0
 
@@ -113,7 +118,8 @@ extension SessionFile: TraceKeeper {
     }
 
     mutating func remove(_ sessionID: UUID) {
-        changed.insert(sessionID)
+        // Only stored records can be dead: a first build sets nothing aside.
+        if !storedRecords.isEmpty { changed.insert(sessionID) }
         irregular.remove(sessionID)
     }
 
@@ -205,21 +211,34 @@ extension SessionFile {
 
     private mutating func number(_ text: String?) -> UInt64 {
         guard let text else { return 0 }
+        if let known = recentStrings.number(of: text) { return UInt64(known) }
+        let number = lookUp(text)
+        recentStrings.remember(text, number)
+        return UInt64(number)
+    }
+
+    private mutating func lookUp(_ text: String) -> UInt32 {
         let key = ExactString(text)
-        if let known = stringNumbers[key] { return UInt64(known) }
+        if let known = stringNumbers[key] { return known }
         addedStrings.append(text)
         let number = UInt32(truncatingIfNeeded: storedStrings.count + addedStrings.count)
         stringNumbers[key] = number
-        return UInt64(number)
+        return number
     }
 
     private mutating func number(_ object: [String: JSONValue]) -> UInt64 {
         guard !object.isEmpty else { return 0 }
+        if let known = recentObjects.number(of: object) { return UInt64(known) }
         let key = Self.bytes(of: object)
-        if let known = objectNumbers[key] { return UInt64(known) }
-        addedObjects.append(object)
-        let number = UInt32(truncatingIfNeeded: storedObjects.count + addedObjects.count)
-        objectNumbers[key] = number
+        let number: UInt32
+        if let known = objectNumbers[key] {
+            number = known
+        } else {
+            addedObjects.append(object)
+            number = UInt32(truncatingIfNeeded: storedObjects.count + addedObjects.count)
+            objectNumbers[key] = number
+        }
+        recentObjects.remember(object, number)
         return UInt64(number)
     }
 
@@ -246,8 +265,48 @@ struct ExactString: Hashable, Sendable {
 
     static func == (one: ExactString, other: ExactString) -> Bool { ByteIdentity.same(one.text, other.text) }
 
+    /// FNV-1a over the bytes, then one word to the hasher: `Hasher.combine(bytes:)` took a call
+    /// per byte of these short strings (`perf`).
     func hash(into hasher: inout Hasher) {
         var text = text
-        text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        let value = text.withUTF8 { bytes in
+            bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        }
+        hasher.combine(value)
+    }
+}
+
+/// A few values remembered with their numbers, found by their storage: two values whose bits are
+/// the same hold the same bytes (a small string is its bytes; a large string or a dictionary is a
+/// reference to its storage, which the remembered value keeps alive, so its address is not
+/// reused). Direct-mapped: a new value takes its slot.
+struct RecentValues<Value: Sendable>: Sendable {
+    private var values: [Value?] = Array(repeating: nil, count: 256)
+    private var numbers: [UInt32] = Array(repeating: 0, count: 256)
+
+    @inline(__always)
+    private static func bits(of value: Value) -> (UInt64, UInt64) {
+        withUnsafeBytes(of: value) { raw in
+            (raw.load(as: UInt64.self), raw.count >= 16 ? raw.load(fromByteOffset: 8, as: UInt64.self) : 0)
+        }
+    }
+
+    @inline(__always)
+    private static func slot(_ bits: (UInt64, UInt64)) -> Int {
+        Int(truncatingIfNeeded: ((bits.0 ^ (bits.1 &* 0x9E37_79B9_7F4A_7C15)) &* 0xBF58_476D_1CE4_E5B9) >> 56)
+    }
+
+    @inline(__always)
+    func number(of value: Value) -> UInt32? {
+        let bits = Self.bits(of: value)
+        guard let known = values[Self.slot(bits)], Self.bits(of: known) == bits else { return nil }
+        return numbers[Self.slot(bits)]
+    }
+
+    @inline(__always)
+    mutating func remember(_ value: Value, _ number: UInt32) {
+        let slot = Self.slot(Self.bits(of: value))
+        values[slot] = value
+        numbers[slot] = number
     }
 }
