@@ -41,6 +41,7 @@ public struct RecordedEvent: Sendable, Hashable {
     }
 
     /// Creates a recorded event.
+    @inline(__always)
     public init(
         kind: EventKind, flowID: String? = nil, flowVersion: Int? = nil, stepID: String? = nil, name: String? = nil,
         time: Int64, seq: Int, properties: [String: JSONValue] = [:]

@@ -110,6 +110,12 @@ import Testing
         #expect(steps.count == 2)
     }
 
+    @Test func aKindsNumberIsItsPlaceInTheList() {
+        for (place, kind) in SessionFile.kinds.enumerated() {
+            #expect(Int(SessionFile.number(of: kind)) == place, "\(kind)")
+        }
+    }
+
     @Test func replacedAndRemovedTracesAreGoneAfterWritingAgain() throws {
         var file = SessionFile(closeAfter: 60_000_000, closeFinishedAfter: 3_600_000_000)
         for trace in 0..<20 { try Self.put(&file, trace: trace) }

@@ -135,7 +135,9 @@ extension SessionFile {
             let flow = try tables.string(reader.varint())
             let version = try reader.optional()
             let context = try tables.object(reader.varint())
-            let count = try reader.number(below: reader.end - reader.offset + 1)
+            // An event takes at least 8 bytes (a kind and seven numbers): a count past what is left
+            // is refused before room is made for it.
+            let count = try reader.number(below: (reader.end - reader.offset) / 8 + 1)
             // The last session's array again, when the consumer kept no copy of it: no allocation
             // and no release of an array per session.
             events.removeAll(keepingCapacity: true)

@@ -24,7 +24,25 @@ struct SessionFile: Sendable {
     static let tail = Array("OMSEND1\n".utf8)
     /// The kinds in the order their numbers are written; a file with another list is read again.
     static let kinds = EventKind.allCases.map { $0 }
-    static let kindNumbers = Dictionary(uniqueKeysWithValues: kinds.enumerated().map { ($1, UInt8($0)) })
+
+    /// A kind's number: its place in ``kinds``. A switch, not a dictionary: hashing the kind hashed
+    /// its name, for every event of a build (`perf`). `SessionFileTests` checks it against ``kinds``.
+    static func number(of kind: EventKind) -> UInt8 {
+        switch kind {
+        case .sessionStarted: 0
+        case .stepViewed: 1
+        case .stepCompleted: 2
+        case .stepSkipped: 3
+        case .stepBack: 4
+        case .highlightShown: 5
+        case .highlightDismissed: 6
+        case .featureUsed: 7
+        case .flowCompleted: 8
+        case .flowAbandoned: 9
+        case .experimentExposure: 10
+        case .custom: 11
+        }
+    }
 
     /// The grouping the sessions were cut with.
     let closeAfter: Int64
@@ -58,7 +76,9 @@ struct SessionFile: Sendable {
     private(set) var changed: Set<UUID> = []
     /// Numbers of strings and objects, for encoding; filled from the tables when first needed.
     private var stringNumbers: [ExactString: UInt32] = [:]
-    private var objectNumbers: [[UInt8]: UInt32] = [:]
+    private var objectNumbers: [ExactBytes: UInt32] = [:]
+    /// A record's body as it is encoded (its room kept from one trace to the next).
+    private var scratch = SlimWriter()
     private var numbered = false
     /// The numbers of the values met last: a trace's decoded events share their strings' and
     /// objects' storage, so most lookups end here, without hashing (hashing every string was
@@ -149,6 +169,9 @@ extension SessionFile {
     ) {
         numberTablesIfNeeded()
         var body = SlimWriter()
+        swap(&body, &scratch)
+        defer { swap(&body, &scratch) }
+        body.bytes.removeAll(keepingCapacity: true)
         body.varint(UInt64(events))
         body.varint(first)
         body.varint(last)
@@ -163,7 +186,7 @@ extension SessionFile {
             var time: Int64 = 0
             var seq = 0
             for event in session.events {
-                body.bytes.append(Self.kindNumbers[event.kind] ?? 0)
+                body.bytes.append(Self.number(of: event.kind))
                 body.varint(number(event.flowID))
                 body.optional(event.flowVersion)
                 body.varint(number(event.stepID))
@@ -204,7 +227,7 @@ extension SessionFile {
             for (index, offset) in storedObjects.prefix(Self.numberedStored).enumerated() {
                 var reader = SlimReader(bytes, from: offset)
                 guard (try? reader.json()) != nil else { continue }
-                objectNumbers[Array(bytes[offset..<reader.offset])] = UInt32(index + 1)
+                objectNumbers[ExactBytes(Array(bytes[offset..<reader.offset]))] = UInt32(index + 1)
             }
         }
     }
@@ -229,7 +252,7 @@ extension SessionFile {
     private mutating func number(_ object: [String: JSONValue]) -> UInt64 {
         guard !object.isEmpty else { return 0 }
         if let known = recentObjects.number(of: object) { return UInt64(known) }
-        let key = Self.bytes(of: object)
+        let key = ExactBytes(Self.bytes(of: object))
         let number: UInt32
         if let known = objectNumbers[key] {
             number = known
@@ -257,6 +280,15 @@ extension SessionFile {
     }
 }
 
+/// Bytes as a dictionary key, hashed as ``ExactString`` hashes (one word to the hasher).
+struct ExactBytes: Hashable, Sendable {
+    let bytes: [UInt8]
+
+    init(_ bytes: [UInt8]) { self.bytes = bytes }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(ExactString.fnv1a(bytes)) }
+}
+
 /// A string as a dictionary key told apart by its bytes, not by canonical equivalence.
 struct ExactString: Hashable, Sendable {
     let text: String
@@ -269,10 +301,11 @@ struct ExactString: Hashable, Sendable {
     /// per byte of these short strings (`perf`).
     func hash(into hasher: inout Hasher) {
         var text = text
-        let value = text.withUTF8 { bytes in
-            bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-        }
-        hasher.combine(value)
+        hasher.combine(text.withUTF8 { Self.fnv1a($0) })
+    }
+
+    static func fnv1a<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
+        bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 }
 

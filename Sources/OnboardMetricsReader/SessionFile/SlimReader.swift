@@ -91,7 +91,7 @@ struct SlimReader {
         case 5:
             let count = try number(below: end - offset + 1)
             var items: [JSONValue] = []
-            items.reserveCapacity(count)
+            items.reserveCapacity(min(count, 64))  // a count from the file: room grows as items are read
             for _ in 0..<count { items.append(try json(depth: depth - 1)) }
             return .array(items)
         case 6:
@@ -104,7 +104,7 @@ struct SlimReader {
     mutating func object(depth: Int = 64) throws -> [String: JSONValue] {
         let count = try number(below: end - offset + 1)
         var members: [String: JSONValue] = [:]
-        members.reserveCapacity(count)
+        members.reserveCapacity(min(count, 64))
         for _ in 0..<count {
             let key = try string()
             members[key] = try json(depth: depth - 1)
