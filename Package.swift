@@ -219,7 +219,6 @@ let package = Package(
 // CI: they add a dependency tree and build time nobody needs to run the tool. Run them with
 //   ONBOARDMETRICS_BENCHMARKS=1 swift package benchmark --target JSONEventParsing
 //   bash scripts/bench-sdk.sh (SDKRecording: the SDK's record() and outbox against fsync)
-//   bash scripts/bench-slim-sessions.sh URL (SlimSessions: a compact form of the cut sessions)
 if Context.environment["ONBOARDMETRICS_BENCHMARKS"] != nil {
     package.dependencies.append(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.1", traits: ["MallocInterposer"]))
@@ -231,8 +230,4 @@ if Context.environment["ONBOARDMETRICS_BENCHMARKS"] != nil {
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]))
     package.targets.append(
         .executableTarget(name: "SDKRecording", dependencies: ["OnboardMetricsSDK"], path: "Benchmarks/SDKRecording"))
-    package.targets.append(
-        .executableTarget(
-            name: "SlimSessions", dependencies: ["OnboardMetrics", "OnboardMetricsReader", "OnboardMetricsAnalysis"],
-            path: "Benchmarks/SlimSessions"))
 }

@@ -7,9 +7,12 @@
 #   - ClickHouse: the ordered funnel welcome,modules,consent,account with a 7-day window,
 #     cold (first query of a new process on the stored table) and warm (best of three more);
 #   - `funnel report --steps` (the same ad-hoc funnel) and `funnel report --flow` (the flow funnel):
-#     once cold (the first report after the events arrived: after the bulk load it builds every
-#     session trace; after 1 % more the ingest has built the new ones), then REPEAT times warm (default 3), best and median printed; and once each with
-#     `--source events` (every row streamed, as before the traces), whose JSON must be the same;
+#     once cold (the first report after the events arrived: after the bulk load it writes the
+#     session file whole from the traces the dashboard built; after 1 % more the ingest has built
+#     the new sessions' traces and the report brings the file up to date), then REPEAT times warm
+#     (default 3), best and median printed; once each with --session-files off (every trace read
+#     from PostgreSQL) and once with `--source events` (every row streamed, as before the traces),
+#     whose JSON must be the same;
 #   - PostgreSQL's binary export of the columns a report reads (what re-reading the table costs);
 # then 1 % more events arrive (new sessions, another seed) in both stores and everything runs again.
 # Then peak memory (max RSS) of one more warm report of each kind, and --flow on one connection.
@@ -24,9 +27,9 @@
 # default): their time is what a page opened a few seconds after new events costs.
 # The two funnels' counts must agree step for step, else the script fails. Ratios are funnel / ClickHouse
 # warm. Python packages come from a virtual environment the script makes (chdb pinned).
-# With SLIM_BIN=FILE (scripts/bench-slim-sessions.sh builds it), also a slim form of the sessions
-# decoded and replayed (Benchmarks/SlimSessions), with its ratio to ClickHouse warm.
-# Usage: [REPEAT=N] [SLIM_BIN=FILE] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
+# The CLI's reports read the session file (README, docs/TRACES.md), kept in the work folder; each
+# kind also runs once with --session-files off (every trace read from PostgreSQL), same JSON.
+# Usage: [REPEAT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat="${REPEAT:-3}"
@@ -158,25 +161,25 @@ measure() {
     echo "$label: ClickHouse cold $ch_cold s, warm ${out//$'\n'/ }; copy ${copy_s[*]}; --steps ${steps_s[*]}; --flow ${flow_s[*]}" >&2
     echo "$label: reached per step: funnel $ours; ClickHouse $theirs" >&2
     [ "$ours" = "$theirs" ] || { echo "$label: the funnels disagree" >&2; exit 1; }
-    # With SLIM_BIN (a build of Benchmarks/SlimSessions: scripts/bench-slim-sessions.sh), what a
-    # report reading a slim form of the cut sessions would take (decoding it, then the same
-    # funnel's aggregator), on the same events: its counts must be ClickHouse's too.
-    if [ -n "${SLIM_BIN:-}" ]; then
-        local slim slim_counts slim_best
-        slim="$("$SLIM_BIN" "$url" "$repeat" "$steps")"
-        echo "$label: slim form: ${slim//$'\n'/; }" >&2
-        slim_counts="$(sed -n 's/.*; funnel [^:]*: //p' <<< "$slim" | tr -d '/' | tr -s ' ')"
-        slim_best="$(sed -n 's/.*decode and ad-hoc funnel \([0-9.]*\) s.*/\1/p' <<< "$slim")"
-        grep -q "round trip: 0 sessions unequal" <<< "$slim" || { echo "$label: the slim form changed sessions" >&2; exit 1; }
-        [ "$slim_counts" = "$theirs" ] || { echo "$label: the slim form's funnel ($slim_counts) disagrees with ClickHouse" >&2; exit 1; }
-        echo "$label: slim form decoded and replayed in $slim_best s: $(awk -v a="$slim_best" -v b="$ch_warm" 'BEGIN { printf "%.1f", a / b }')x ClickHouse warm (same counts)" >&2
-    fi
+    # The same two reports from the session traces (--session-files off: every trace read from
+    # PostgreSQL, as before the files), once, warm: the JSON must be the same.
+    start=$(now)
+    "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --until "$report_end" \
+        --format json --quiet --session-files off > "$work/steps-traces.json"
+    local steps_traces; steps_traces="$(since "$start")"
+    start=$(now)
+    "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
+        --format json --quiet --session-files off > "$work/flow-traces.json"
+    local flow_traces; flow_traces="$(since "$start")"
+    cmp -s "$work/steps-traces.json" "$work/steps-1.json" || { echo "$label: --steps differs between the file and the traces" >&2; exit 1; }
+    cmp -s "$work/flow-traces.json" "$work/flow-1.json" || { echo "$label: --flow differs between the file and the traces" >&2; exit 1; }
+    echo "$label: from the traces (--session-files off): --steps $steps_traces s, --flow $flow_traces s (same JSON)" >&2
     same_as_cli "$url" dsteps-1 dflow-1 "$label"
     local dash_counts
     dash_counts="$("$python" -c 'import json, sys; print(" ".join(str(r["count"]) for r in json.load(open(sys.argv[1]))["rows"]))' "$work/dsteps-1.json")"
     [ "$dash_counts" = "$theirs" ] || { echo "$label: the dashboard's funnel disagrees with ClickHouse" >&2; exit 1; }
     echo "$label: dashboard first request after the events arrived --steps $dsteps_cold s, --flow $dflow_cold s; warm --steps ${dsteps_s[*]}; --flow ${dflow_s[*]}; peak memory $dash_mb MB (same JSON as the CLI, same counts as ClickHouse)" >&2
-    echo "$ch_cold $ch_warm $(best "${steps_s[@]}") $(median "${steps_s[@]}") $(best "${flow_s[@]}") $(median "${flow_s[@]}") $(median "${copy_s[@]}") yes $steps_cold $flow_cold $steps_events $flow_events $(( steps_kb / 1024 )) $(( flow_kb / 1024 )) $flow_one $dsteps_cold $dflow_cold $(best "${dsteps_s[@]}") $(best "${dflow_s[@]}") $dash_mb"
+    echo "$ch_cold $ch_warm $(best "${steps_s[@]}") $(median "${steps_s[@]}") $(best "${flow_s[@]}") $(median "${flow_s[@]}") $(median "${copy_s[@]}") yes $steps_cold $flow_cold $steps_events $flow_events $(( steps_kb / 1024 )) $(( flow_kb / 1024 )) $flow_one $dsteps_cold $dflow_cold $(best "${dsteps_s[@]}") $(best "${dflow_s[@]}") $dash_mb $steps_traces $flow_traces"
 }
 
 results=()
@@ -251,6 +254,13 @@ for line in "${results[@]}"; do
     awk -v n="$rows" -v w="$warm" -v sc="$sc" -v fc="$fc" -v se="$se" -v fe="$fe" \
         'BEGIN { printf "%10d %11.2f %7.1fx %11.2f %7.1fx %13.2f %7.1fx %13.2f %7.1fx\n", n, sc, sc / w, fc, fc / w, se, se / w, fe, fe / w }'
 done
+printf '\n%10s %13s %8s %12s %8s\n' events "steps traces" "x ch" "flow traces" "x ch"
+for line in "${results[@]}"; do
+    read -r rows cold warm sb sm fb fm copy agree sc fc se fe smem fmem fone dsc dfc dsb dfb dmb st ft <<< "$line"
+    awk -v n="$rows" -v w="$warm" -v st="$st" -v ft="$ft" \
+        'BEGIN { printf "%10d %13.2f %7.1fx %12.2f %7.1fx\n", n, st, st / w, ft, ft / w }'
+done
+echo "(traces: one warm report with --session-files off, every session trace read from PostgreSQL)"
 printf '\n%10s %14s %13s %15s %8s\n' events "steps peak MB" "flow peak MB" "flow 1 conn s" "x ch"
 for line in "${results[@]}"; do
     read -r rows cold warm sb sm fb fm copy agree sc fc se fe smem fmem fone <<< "$line"
@@ -271,4 +281,4 @@ for line in "${later_results[@]}"; do
         'BEGIN { printf "%10d %22.3f %7.1fx %21.3f %7.1fx\n", n, ls, ls / w, lf, lf / w }'
 done
 echo "(another 1 % more events, the dashboard's first requests 7 s after the ingest returned: its background refresh every 5 s had read them; against ClickHouse warm at the +1 % row)"
-echo "(seconds; steps and flow: best of $repeat warm runs, from the session traces; cold: the first report after the events arrived (it builds every trace after the bulk load; the +1 % ingest built the new ones); events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns; reports read on --read-connections' default, one connection per core, unless said; peak MB: max RSS of one more warm report)"
+echo "(seconds; steps and flow: best of $repeat warm runs, from the session file (--session-files' default, in the work folder); cold: the first report after the events arrived (after the bulk load it writes the session file whole, the dashboard having built every trace; after 1 % more the ingest built the new traces, and the report brings the file up to date and writes it again); events: one report with --source events, every row streamed; ClickHouse warm: best of 3; copy: median binary export of the report's columns; reports read on --read-connections' default, one connection per core, unless said; peak MB: max RSS of one more warm report)"
