@@ -8,7 +8,9 @@ extension ShardedReader {
     /// or its records do not decode (the file is then written again next time).
     /// With `--since` / `--until`, the traces with events on both sides of a bound are read from
     /// PostgreSQL, bounded, by the share that met them: the file holds sessions already cut, and
-    /// leaving out some of their events may cut them otherwise.
+    /// leaving out some of their events may cut them otherwise. A read with `--since` uses a file
+    /// that is there and does not write a new one: a report of the last hour would pay for every
+    /// trace (a read with `--until` alone reads them all anyway).
     func readSessionFile<Consumer: SessionConsumer>(
         progress: @escaping @Sendable (Int) -> Void, _ make: @escaping @Sendable () throws -> Consumer
     ) async throws -> [Consumer]? {
@@ -18,20 +20,22 @@ extension ShardedReader {
             Self.coversEveryBucketOnce(sources)
         else { return nil }
         let reader = reader
+        let parts = sources.count
         let closeAfter = DurationText.microseconds(reader.closeAfter)
         let closeFinishedAfter = reader.closeFinishedAfter.map { DurationText.microseconds($0) }
         guard
             let (file, url) = try await BlockingIO.run({
                 try store.refreshed(
-                    configuration: configuration, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+                    configuration: configuration, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
+                    buildIfMissing: reader.since == nil, parts: parts)
             }), file.irregular.isEmpty
         else { return nil }
         let bounds = SessionFile.Bounds(
             since: reader.since.map(SessionReader.boundFloor), until: reader.until.map(SessionReader.boundFloor))
-        let shares = try file.shares(sources.count)
         let people = reader.people
         let cohort = reader.cohort
         do {
+            let shares = try file.shares(parts)
             let results = try await withThrowingTaskGroup(of: (Int, Consumer, Int).self) { group in
                 for (index, share) in shares.enumerated() {
                     group.addTask {

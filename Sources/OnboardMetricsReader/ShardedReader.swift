@@ -36,8 +36,8 @@ public struct ShardedReader: Sendable {
     /// keeps this reader's sessions (one server, no bounds), else from PostgreSQL.
     public var cache: SessionCache?
     /// Where a report keeps the sessions between runs (a `funnel` command): read from its file,
-    /// brought up to date, when it can serve this reader (one server, no bounds that leave out
-    /// events), else from PostgreSQL. `nil`: never.
+    /// brought up to date, when it can serve this reader (one server, the traces), else from
+    /// PostgreSQL. `nil`: never.
     public var sessionFiles: SessionFileStore?
 
     /// A reader of these sources.

@@ -49,18 +49,21 @@ struct ReadOptions: ParsableArguments {
         help: ArgumentHelp(
             "The folder where reports keep the sessions between runs, or off.",
             discussion: "A report reads the sessions from a compact file there (about 14 bytes an event), after "
-                + "bringing it up to date from the session traces written since it was last read, instead of "
-                + "reading every trace from PostgreSQL; it writes the file back when something changed. Used "
-                + "with a single server, --source auto or traces, and --since/--until that leave out none of "
-                + "its events (a file is not made for a report with bounds). The results are the same. The "
-                + "files hold user ids and properties: the folder is made readable by you alone. Default: "
-                + "$ONBOARDMETRICS_CACHE_DIR/sessions, else $XDG_CACHE_HOME/onboardmetrics/sessions, else "
-                + "~/.cache/onboardmetrics/sessions. off reads PostgreSQL every time.",
+                + "bringing it up to date from the session traces written and removed since it was written, instead "
+                + "of reading every trace from PostgreSQL; it writes the file back when something changed (the first "
+                + "report writes it whole, and costs more than reading the traces). Used with a single server and "
+                + "--source auto or traces; with --since/--until the sessions with events on both sides of a bound "
+                + "are read from their traces, and a report with --since does not write a file that is not there. "
+                + "The results are the same. The files hold user ids and properties: the folder is made readable by "
+                + "you alone, and a file or folder others could write is not used. Warnings about the files go to "
+                + "stderr even with --quiet. Default: $ONBOARDMETRICS_CACHE_DIR/sessions, else "
+                + "$XDG_CACHE_HOME/onboardmetrics/sessions, else ~/.cache/onboardmetrics/sessions. off reads "
+                + "PostgreSQL every time.",
             valueName: "folder"))
     var sessionFiles: String?
 
     /// Where reports keep their session files (nil: off).
-    func sessionFileStore(quiet: Bool) -> SessionFileStore? {
+    func sessionFileStore() -> SessionFileStore? {
         let folder: URL?
         switch sessionFiles {
         case "off"?: folder = nil

@@ -59,7 +59,7 @@ extension ReplayProgress {
         var deployment = try await ShardedReader.deployment(
             configuration: configuration, reader: reader, connections: read.connections, people: people,
             cohort: read.cohort, citusWorkers: read.citusWorkers)
-        deployment.reader.sessionFiles = read.sessionFileStore(quiet: quiet)
+        deployment.reader.sessionFiles = read.sessionFileStore()
         if let cohort = deployment.cohort {
             Console(quiet: quiet).status(
                 "cohort \(cohort.name): \(cohort.members.count) \(cohort.unit.rawValue)s"

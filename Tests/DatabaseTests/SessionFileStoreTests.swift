@@ -172,13 +172,62 @@ import Testing
         let url = store.directory.appendingPathComponent(name)
         let written = try Data(contentsOf: url)
         let closeAfter = DurationText.microseconds(reader.closeAfter)
-        for damage in [written.prefix(written.count - 3), Data("not a session file".utf8)] {
+        // Inside the records, the head and tail whole: a run of 0xFF is no varint.
+        var inside = written
+        inside.replaceSubrange(
+            (written.count * 2 / 3)..<(written.count * 2 / 3 + 40), with: Data(repeating: 0xFF, count: 40))
+        for damage in [written.prefix(written.count - 3), Data("not a session file".utf8), inside] {
             try damage.write(to: url)
-            #expect(try await Self.throughFile(configuration, reader, store: store, connections: 2) == expected)
+            // Its own mode again: a file others may read is refused before its bytes are.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+            var read = try await Self.throughFile(configuration, reader, store: store, connections: 2)
+            if read == nil {
+                // Damage met while reading the records: the report read the traces (the caller's
+                // fallback), the file went, and the next report writes it anew.
+                #expect(!FileManager.default.fileExists(atPath: url.path), "the damaged file stayed")
+                read = try await Self.throughFile(configuration, reader, store: store, connections: 2)
+            }
+            #expect(read == expected)
             let again = try SessionFile(contentsOf: url, closeAfter: closeAfter, closeFinishedAfter: nil)
             #expect(again.summary.events == events.count, "the file was not written again whole")
         }
         let lines = warnings.withLock { $0 }
-        #expect(lines.count == 2 && lines.allSatisfy { $0.contains("written again") }, "\(lines)")
+        // The torn and the foreign file are always said; damage inside the records is said when
+        // it stops their decoding (a run of 0xFF within a string's bytes is read as text).
+        #expect(lines.count >= 2, "\(lines)")
+        #expect(lines.allSatisfy { !$0.contains("only they may") }, "\(lines)")
+        // A file others may read is not read.
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)
+        #expect(try await Self.throughFile(configuration, reader, store: store, connections: 2) == expected)
+        #expect(warnings.withLock { $0 }.last?.contains("only they may read and write") == true)
+    }
+
+    /// A report with `--since` does not write a file that is not there (it would read every
+    /// trace); one with `--until` alone does, and then `--since` uses it. A folder that others
+    /// may write is not used.
+    @Test func whichReadsWriteAFileAndWhichFoldersAreUsed() async throws {
+        let configuration = try await TestDatabase.migrated("session_files_bounds")
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 13)
+        let events = (0..<40).flatMap { generator.session($0).events }
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(events, on: $0, receivedAt: Date())
+        }
+        let times = events.map(\.occurredAt).sorted()
+        let middle = times[times.count / 2]
+        let store = SessionFileStore(directory: try Self.folder())
+        let since = SessionReader(since: middle, until: nil)
+        #expect(try await Self.throughFile(configuration, since, store: store, connections: 2) == nil)
+        #expect(!FileManager.default.fileExists(atPath: store.directory.path), "a --since read wrote a file")
+        let until = SessionReader(since: nil, until: middle)
+        let expected = try await Exactness.sessions(configuration, until, source: .events, connections: 1)
+        #expect(try await Self.throughFile(configuration, until, store: store, connections: 2) == expected)
+        let fromEvents = try await Exactness.sessions(configuration, since, source: .events, connections: 1)
+        #expect(try await Self.throughFile(configuration, since, store: store, connections: 2) == fromEvents)
+        // Others may write the folder: not used, and said.
+        try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: store.directory.path)
+        let warnings = LockedBox<[String]>([])
+        let open = SessionFileStore(directory: store.directory) { line in warnings.withLock { $0.append(line) } }
+        #expect(try await Self.throughFile(configuration, SessionReader(), store: open, connections: 1) == nil)
+        #expect(warnings.withLock { $0 }.contains { $0.contains("only they may write") })
     }
 }

@@ -110,6 +110,20 @@ import Testing
         #expect(steps.count == 2)
     }
 
+    /// A file of no records is written again once a trace comes (nothing is set aside as dead
+    /// there, so the trace itself must say so).
+    @Test func aFileOfNoRecordsIsChangedByItsFirstTrace() throws {
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        file.mark(watermark: 3, database: "d")
+        let url = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try file.write(to: url)
+        var loaded = try SessionFile(contentsOf: url, closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        #expect(!loaded.isChanged)
+        try Self.put(&loaded, trace: 1)
+        #expect(loaded.isChanged)
+    }
+
     @Test func aKindsNumberIsItsPlaceInTheList() {
         for (place, kind) in SessionFile.kinds.enumerated() {
             #expect(Int(SessionFile.number(of: kind)) == place, "\(kind)")

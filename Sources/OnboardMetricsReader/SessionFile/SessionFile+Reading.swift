@@ -98,7 +98,7 @@ extension SessionFile {
                             reader.offset = end
                             continue
                         }
-                        let count = try reader.number(below: Int.max)
+                        let count = try reader.number(below: length / 8 + 1)
                         switch bounds.place(first: try reader.varint(), last: try reader.varint()) {
                         case .outside:
                             reader.offset = end

@@ -10,8 +10,9 @@ import OnboardMetricsSDK
 /// disk. docs/TRACES.md has the measurements that chose it.
 ///
 /// Like ``SessionCache`` it holds what ``TraceReader`` emits with no `--since` / `--until` and no
-/// person links; those are applied as a report reads (the bounds only when they leave out none of
-/// the file's events: a slim event has no id to bound by).
+/// person links; those are applied as a report reads. A slim event has no id to bound by: each
+/// record keeps the times of its trace's first and last event ids, so a bound leaves a trace whole
+/// or out, and a trace with events on both sides is read from PostgreSQL.
 ///
 /// A file is: a head (``head``), the grouping and the watermark, the kinds' names, the irregular
 /// sessions, the strings, the objects, then one record per trace —
@@ -107,12 +108,14 @@ struct SessionFile: Sendable {
         self.closeFinishedAfter = closeFinishedAfter
     }
 
-    /// Whether the stored records changed since the file was loaded (it must be written again).
     /// Whether the file must be written: a trace was read or removed since it was loaded, or it
     /// was read whole. With nothing new the watermark it holds still holds (nothing was written
     /// from it on), so a report that finds nothing new writes nothing.
-    var isChanged: Bool { !changed.isEmpty || (loadedWatermark == nil && watermark != nil) }
+    var isChanged: Bool { touched || (loadedWatermark == nil && watermark != nil) }
     var loadedWatermark: UInt64?
+    /// Whether a trace was read or removed since the file was loaded (`changed` stays empty for a
+    /// file of no records).
+    private var touched = false
 
     /// The events and their ids' extremes over the live records: exact for a file as loaded; while
     /// it is brought up to date the removed records' share is still counted (the extremes are then
@@ -138,6 +141,7 @@ extension SessionFile: TraceKeeper {
     }
 
     mutating func remove(_ sessionID: UUID) {
+        touched = true
         // Only stored records can be dead: a first build sets nothing aside.
         if !storedRecords.isEmpty { changed.insert(sessionID) }
         irregular.remove(sessionID)
@@ -147,6 +151,11 @@ extension SessionFile: TraceKeeper {
         _ sessionID: UUID, sessions: [RecordedSession], events: Int, irregular isIrregular: Bool, firstEventID: UUID,
         lastEventID: UUID
     ) throws -> Bool {
+        // Numbers are 32-bit in the lookups: a file with that many strings or objects takes no
+        // more (the report reads PostgreSQL; no database here comes near).
+        guard storedStrings.count + addedStrings.count < Int(UInt32.max) - 1_000_000,
+            storedObjects.count + addedObjects.count < Int(UInt32.max) - 1_000_000
+        else { return false }
         remove(sessionID)
         if isIrregular { irregular.insert(sessionID) }
         let first = Self.milliseconds(of: firstEventID)
@@ -286,7 +295,7 @@ struct ExactBytes: Hashable, Sendable {
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(ExactString.fnv1a(bytes)) }
+    func hash(into hasher: inout Hasher) { bytes.withUnsafeBytes { ExactString.combine($0, into: &hasher) } }
 }
 
 /// A string as a dictionary key told apart by its bytes, not by canonical equivalence.
@@ -297,15 +306,26 @@ struct ExactString: Hashable, Sendable {
 
     static func == (one: ExactString, other: ExactString) -> Bool { ByteIdentity.same(one.text, other.text) }
 
-    /// FNV-1a over the bytes, then one word to the hasher: `Hasher.combine(bytes:)` took a call
-    /// per byte of these short strings (`perf`).
     func hash(into hasher: inout Hasher) {
         var text = text
-        hasher.combine(text.withUTF8 { Self.fnv1a($0) })
+        text.withUTF8 { Self.combine(UnsafeRawBufferPointer($0), into: &hasher) }
     }
 
-    static func fnv1a<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> UInt64 {
-        bytes.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+    /// The bytes to the (seeded) hasher eight at a time: `Hasher.combine(bytes:)` took a call per
+    /// byte of these short strings (`perf`), and an unseeded hash of our own would let values an
+    /// app sends collide on purpose.
+    static func combine(_ bytes: UnsafeRawBufferPointer, into hasher: inout Hasher) {
+        var offset = 0
+        while bytes.count - offset >= 8 {
+            hasher.combine(bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            offset += 8
+        }
+        var tail = UInt64(bytes.count)
+        while offset < bytes.count {
+            tail = tail << 8 | UInt64(bytes[offset])
+            offset += 1
+        }
+        hasher.combine(tail)
     }
 }
 

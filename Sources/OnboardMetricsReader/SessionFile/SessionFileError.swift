@@ -11,6 +11,8 @@ public struct SessionFileError: Error, Sendable, CustomStringConvertible {
         public static let malformed = Code("malformed")
         /// The file or its folder could not be read or written.
         public static let io = Code("io")
+        /// The file or its folder is not this user's alone (another user could have written it).
+        public static let foreign = Code("foreign")
         public var description: String { name }
     }
 

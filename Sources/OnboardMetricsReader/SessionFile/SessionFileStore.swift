@@ -36,23 +36,32 @@ public struct SessionFileStore: Sendable {
     }
 
     /// The file for one database and grouping, brought up to date; nil when the report must read
-    /// PostgreSQL (a database without traces, a role that may only read); with where it is kept.
+    /// PostgreSQL (a database without traces, a role that may only read, a folder others may
+    /// write, no file yet and `buildIfMissing` false); with where it is kept.
+    /// - Parameter parts: the connections the traces' catch-up may use.
     /// - Throws: `PostgresError` for a failed connection, catch-up or read.
     func refreshed(
-        configuration: PostgresConfiguration, closeAfter: Int64, closeFinishedAfter: Int64?
+        configuration: PostgresConfiguration, closeAfter: Int64, closeFinishedAfter: Int64?, buildIfMissing: Bool,
+        parts: Int
     ) throws -> (file: SessionFile, url: URL)? {
-        let connection = try PostgresConnection(configuration: configuration)
-        defer { connection.close() }
-        guard try TraceBuilder().catchUpIfWritable(on: connection, parts: ShardedReader.automaticConnections) else {
+        do {
+            try checkFolder()
+        } catch {
+            warn("\(error); reports read PostgreSQL")
             return nil
         }
+        let connection = try PostgresConnection(configuration: configuration)
+        defer { connection.close() }
+        guard try TraceBuilder().catchUpIfWritable(on: connection, parts: parts) else { return nil }
         guard
             let identity = try connection.query(
                 """
                 SELECT (SELECT system_identifier FROM pg_control_system())::text || '-' || d.oid::text
                 FROM pg_database d WHERE d.datname = current_database()
                 """
-            ).first?[0].string
+            ).first?[0].string,
+            // Digits and a dash: it names a file.
+            !identity.isEmpty, identity.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || (48...57).contains($0) })
         else { throw PostgresError(.invalidValue, "the server gave no identity") }
         let url = directory.appendingPathComponent(
             "\(identity)-\(closeAfter)-\(closeFinishedAfter.map { String($0) } ?? "none").sessions")
@@ -63,6 +72,8 @@ public struct SessionFileStore: Sendable {
             } catch {
                 warn("\(error); it is written again from the session traces")
             }
+        } else if !buildIfMissing {
+            return nil
         }
         if file.wasteful { file.restart() }
         guard
@@ -74,11 +85,40 @@ public struct SessionFileStore: Sendable {
             do {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                removeAbandonedTemporaries()
                 try file.write(to: url)
             } catch {
                 warn("cannot keep the sessions in \(directory.path): \(error)")
+                // A file whose records would not read goes: else every report would meet it again.
+                if let error = error as? SessionFileError, error.code != .io {
+                    try? FileManager.default.removeItem(at: url)
+                }
             }
         }
         return (file, url)
+    }
+
+    /// Refuses a folder that is not this user's, or that others may write: a file another user put
+    /// there would become this user's numbers. A folder not made yet is made `0700`.
+    private func checkFolder() throws {
+        var status = stat()
+        guard lstat(directory.path, &status) == 0 else { return }
+        guard status.st_mode & S_IFMT == S_IFDIR, status.st_uid == geteuid(), status.st_mode & 0o022 == 0 else {
+            throw SessionFileError(
+                .foreign, "\(directory.path) is not a folder of this user's that only they may write")
+        }
+    }
+
+    /// Removes temporary files of ours an interrupted write left (an hour old: a write under way
+    /// in another process is younger).
+    private func removeAbandonedTemporaries() {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
+        for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".sessions.") {
+            let path = directory.appendingPathComponent(name).path
+            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
+                modified < Date().addingTimeInterval(-3_600)
+            else { continue }
+            try? FileManager.default.removeItem(atPath: path)
+        }
     }
 }
