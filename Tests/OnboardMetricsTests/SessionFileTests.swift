@@ -66,11 +66,15 @@ import Testing
             lastEventID: Self.id(0, milliseconds: milliseconds + 5))
     }
 
-    /// Every session of a file, read in `parts` shares.
-    static func read(_ file: SessionFile, parts: Int) throws -> [RecordedSession] {
+    /// Every session of a file, read in `parts` shares, each thread keeping `keptStrings` decoded.
+    static func read(
+        _ file: SessionFile, parts: Int, keptStrings: Int = SessionFile.Tables.keptStrings
+    ) throws -> [RecordedSession] {
         try file.shares(parts).flatMap { share in
             var collected = Collected()
-            _ = try file.read(share, bounds: .init(since: nil, until: nil), people: nil, cohort: nil, into: &collected)
+            _ = try file.read(
+                share, bounds: .init(since: nil, until: nil), people: nil, cohort: nil, keptStrings: keptStrings,
+                into: &collected)
             return collected.sessions
         }
     }
@@ -103,6 +107,10 @@ import Testing
         #expect(loaded.summary.events == expected.reduce(0) { $0 + $1.events.count })
         for parts in [1, 2, 5] {
             #expect(Self.same(try Self.read(loaded, parts: parts), expected), "read from disk, \(parts) shares")
+        }
+        // Strings past the ones a thread keeps are decoded at each use, to the same bytes.
+        for kept in [0, 1, 3] {
+            #expect(Self.same(try Self.read(loaded, parts: 2, keptStrings: kept), expected), "keeping \(kept)")
         }
         // Canonically equivalent text is not merged: each session keeps its own bytes.
         let steps = Set(

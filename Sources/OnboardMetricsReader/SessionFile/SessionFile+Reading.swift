@@ -77,11 +77,12 @@ extension SessionFile {
     /// - Returns: the events decoded, and the traces across a bound.
     /// - Throws: ``SessionFileError`` for a record that does not decode; what the consumer threw.
     func read<Consumer: SessionConsumer>(
-        _ share: Share, bounds: Bounds, people: PersonLinks?, cohort: Cohort?, into consumer: inout Consumer
+        _ share: Share, bounds: Bounds, people: PersonLinks?, cohort: Cohort?, keptStrings: Int = Tables.keptStrings,
+        into consumer: inout Consumer
     ) throws -> (events: Int, across: [UUID]) {
         try stored.withUnsafeBytes { (storedBytes: UnsafeRawBufferPointer) in
             try added.withUnsafeBytes { (addedBytes: UnsafeRawBufferPointer) in
-                var tables = Tables(file: self, stored: storedBytes)
+                var tables = Tables(file: self, stored: storedBytes, keptStrings: keptStrings)
                 var buffer: [RecordedEvent] = []
                 var events = 0
                 var across: [UUID] = []
@@ -177,28 +178,38 @@ extension SessionFile {
         private let addedStrings: [String]
         private let storedObjects: [Int]
         private let addedObjects: [[String: JSONValue]]
-        /// Decoded so far, by number (0 is never asked for here).
+        private let stringCount: Int
+        /// How many strings a thread keeps decoded: 4 MB of slots.
+        static let keptStrings = 1 << 18
+        /// Decoded so far, by number (0 is never asked for here): the first ``keptStrings`` only
+        /// (flows, steps, names come first); past them are user ids, each used by a session or
+        /// two, decoded at each use (a slot for every string in each share was 27 MB of a first
+        /// report's peak at 10.6M events; decoding every one at each use cost 10 % of a warm one).
         private var strings: [String?]
         private var objects: [[String: JSONValue]?]
 
-        init(file: SessionFile, stored: UnsafeRawBufferPointer) {
+        init(file: SessionFile, stored: UnsafeRawBufferPointer, keptStrings: Int) {
             self.stored = stored
             storedStrings = file.storedStrings
             addedStrings = file.addedStrings
             storedObjects = file.storedObjects
             addedObjects = file.addedObjects
-            strings = Array(repeating: nil, count: storedStrings.count + addedStrings.count + 1)
+            stringCount = storedStrings.count + addedStrings.count
+            strings = Array(repeating: nil, count: min(stringCount, max(0, keptStrings)) + 1)
+            // Every object kept: a replay remembers step conditions per context object
+            // (`EligibilityMemo`), which needs each session of a context to share its storage.
             objects = Array(repeating: nil, count: storedObjects.count + addedObjects.count + 1)
         }
 
         @inline(__always)
         mutating func string(_ number: UInt64) throws -> String? {
             guard number != 0 else { return nil }
-            guard number < UInt64(strings.count) else {
+            guard number <= UInt64(stringCount) else {
                 throw SessionFileError.malformed("a string number out of range")
             }
             let index = Int(number)
-            if let known = strings[index] { return known }
+            let kept = index < strings.count
+            if kept, let known = strings[index] { return known }
             let text: String
             if index <= storedStrings.count {
                 var reader = SlimReader(stored, from: storedStrings[index - 1])
@@ -206,7 +217,7 @@ extension SessionFile {
             } else {
                 text = addedStrings[index - storedStrings.count - 1]
             }
-            strings[index] = text
+            if kept { strings[index] = text }
             return text
         }
 

@@ -95,6 +95,7 @@ public struct SessionFileStore: Sendable {
                 }
             }
         }
+        file.forgetNumbering()
         return (file, url)
     }
 
