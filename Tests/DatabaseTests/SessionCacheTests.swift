@@ -57,23 +57,10 @@ import Testing
                 #expect(sameKept, "\(step), reader \(position): kept sessions")
             }
         }
-        let options = {
-            var options = FunnelOptions()
-            options.reportEnd = now
-            return options
-        }()
-        var eventsReader = FunnelReport.reader(options: options)
-        eventsReader.source = .events
-        let fromEvents = try await ShardedReader(
-            reader: eventsReader, sources: [.init(configuration: configuration, buckets: nil)]
-        )
-        .report { FunnelAggregator(flow: flow, options: options, now: now) }
-        var cachedReader = ShardedReader(
-            reader: FunnelReport.reader(options: options), topology: ShardTopology(shards: []),
-            coordinator: configuration, connectionsPerShard: 2)
-        cachedReader.cache = caches[readers().count]
-        let fromCache = try await cachedReader.report { FunnelAggregator(flow: flow, options: options, now: now) }
-        #expect(try ReportJSON.encode(fromEvents) == ReportJSON.encode(fromCache), "\(step): funnel report JSON")
+        let json = try await RandomChanges.funnelJSON(configuration, flow: flow, now: now) {
+            $0.cache = caches[readers().count]
+        }
+        #expect(json.events == json.kept, "\(step): funnel report JSON")
     }
 
     @Test(arguments: [UInt64(1), 2])
@@ -82,72 +69,12 @@ import Testing
         let caches = (0...Self.readers().count).map { _ in
             SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         }
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: seed)
         let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
         let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
-        var random = SeededRandom(seed: seed + 100)
-        var pending = (0..<200).flatMap { generator.session($0).events }
-        for index in pending.indices where index % 41 == 0 {
-            pending[index].sessionID = DerivedSessionID.stream(user: pending[index].userID)
+        try await RandomChanges.run(configuration, generatorSeed: seed, randomSeed: seed + 100, steps: 50) {
+            now, step in
+            try await Self.compare(configuration, caches: caches, flow: flow, now: now, step: step)
         }
-        pending.shuffle(using: &random)
-        let now = (pending.map(\.occurredAt).max() ?? Date()).addingTimeInterval(86_400)
-        var written: [Event] = []
-        var step = 0
-        // Past the last batch too: then deleted sessions stay deleted (no pending event of theirs
-        // brings them back).
-        while !pending.isEmpty || step < 50 {
-            step += 1
-            var batch: [Event] = []
-            var statement: (String, [String])?
-            var rebuild = false
-            switch random.next() % 10 {
-            case 0..<5:
-                let count = min(pending.count, Int(random.next() % 500) + 1)
-                batch = Array(pending.prefix(count))
-                pending.removeFirst(count)
-            case 5:
-                batch = written.shuffled(using: &random).prefix(40).map { event in
-                    var event = event
-                    event.sentAt = event.sentAt?.addingTimeInterval(3)
-                    return event
-                }
-            case 6:
-                // Whole sessions deleted: their traces go and nothing replaces them.
-                let sessions = Set(written.shuffled(using: &random).prefix(3).map(\.sessionID))
-                statement = (
-                    "DELETE FROM events WHERE session_id = ANY (string_to_array($1, ',')::uuid[])",
-                    sessions.map(\.uuidString)
-                )
-            case 7:
-                statement = (
-                    "UPDATE events SET occurred_at = occurred_at + interval '2 hours', step_id = 'moved' "
-                        + "WHERE event_id = ANY (string_to_array($1, ',')::uuid[])",
-                    written.shuffled(using: &random).prefix(20).map(\.eventID.uuidString)
-                )
-            case 8 where step % 3 == 0:
-                statement = ("TRUNCATE events", [])
-            case 9:
-                rebuild = true
-            default:
-                break
-            }
-            let events = batch
-            let change = statement
-            let rebuilds = rebuild
-            try await TestDatabase.withConnection(configuration) { connection in
-                if !events.isEmpty { _ = try EventStore().write(events, on: connection, receivedAt: now) }
-                if let (sql, ids) = change {
-                    try connection.query(sql, sql.contains("$1") ? [.text(ids.joined(separator: ","))] : [])
-                }
-                if rebuilds { try TraceBuilder().rebuildAll(on: connection, parts: 2) }
-            }
-            written += batch
-            if statement != nil || random.next() % 2 == 0 {
-                try await Self.compare(configuration, caches: caches, flow: flow, now: now, step: "step \(step)")
-            }
-        }
-        try await Self.compare(configuration, caches: caches, flow: flow, now: now, step: "the end")
         let removals = try await TestDatabase.withConnection(configuration) {
             try $0.query("SELECT count(*)::text FROM trace_removals").first?[0].string
         }

@@ -48,91 +48,21 @@ import Testing
             #expect(read?.count == events.count, "\(step), reader \(position): sessions read through the file")
             #expect(same, "\(step), reader \(position): read through the file")
         }
-        let options = {
-            var options = FunnelOptions()
-            options.reportEnd = now
-            return options
-        }()
-        var eventsReader = FunnelReport.reader(options: options)
-        eventsReader.source = .events
-        let fromEvents = try await ShardedReader(
-            reader: eventsReader, sources: [.init(configuration: configuration, buckets: nil)]
-        )
-        .report { FunnelAggregator(flow: flow, options: options, now: now) }
-        var fileReader = ShardedReader(
-            reader: FunnelReport.reader(options: options), topology: ShardTopology(shards: []),
-            coordinator: configuration, connectionsPerShard: 2)
-        fileReader.sessionFiles = store
-        let fromFile = try await fileReader.report { FunnelAggregator(flow: flow, options: options, now: now) }
-        #expect(try ReportJSON.encode(fromEvents) == ReportJSON.encode(fromFile), "\(step): funnel report JSON")
+        let json = try await RandomChanges.funnelJSON(configuration, flow: flow, now: now) { $0.sessionFiles = store }
+        #expect(json.events == json.kept, "\(step): funnel report JSON")
     }
 
     @Test func reportsThroughTheFileEqualAReadOfTheEventsAfterAnyInterleaving() async throws {
         let configuration = try await TestDatabase.migrated("session_files")
         let store = SessionFileStore(directory: try Self.folder())
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 3)
         let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
         let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
-        var random = SeededRandom(seed: 303)
-        var pending = (0..<200).flatMap { generator.session($0).events }
-        for index in pending.indices where index % 41 == 0 {
-            pending[index].sessionID = DerivedSessionID.stream(user: pending[index].userID)
+        var end = Date()
+        try await RandomChanges.run(configuration, generatorSeed: 3, randomSeed: 303, steps: 30) { now, step in
+            end = now
+            try await Self.compare(configuration, store: store, flow: flow, now: now, step: step)
         }
-        pending.shuffle(using: &random)
-        let now = (pending.map(\.occurredAt).max() ?? Date()).addingTimeInterval(86_400)
-        var written: [Event] = []
-        var step = 0
-        while !pending.isEmpty || step < 30 {
-            step += 1
-            var batch: [Event] = []
-            var statement: (String, [String])?
-            var rebuild = false
-            switch random.next() % 10 {
-            case 0..<5:
-                let count = min(pending.count, Int(random.next() % 500) + 1)
-                batch = Array(pending.prefix(count))
-                pending.removeFirst(count)
-            case 5:
-                batch = written.shuffled(using: &random).prefix(40).map { event in
-                    var event = event
-                    event.sentAt = event.sentAt?.addingTimeInterval(3)
-                    return event
-                }
-            case 6:
-                let sessions = Set(written.shuffled(using: &random).prefix(3).map(\.sessionID))
-                statement = (
-                    "DELETE FROM events WHERE session_id = ANY (string_to_array($1, ',')::uuid[])",
-                    sessions.map(\.uuidString)
-                )
-            case 7:
-                statement = (
-                    "UPDATE events SET occurred_at = occurred_at + interval '2 hours', step_id = 'moved' "
-                        + "WHERE event_id = ANY (string_to_array($1, ',')::uuid[])",
-                    written.shuffled(using: &random).prefix(20).map(\.eventID.uuidString)
-                )
-            case 8 where step % 3 == 0:
-                statement = ("TRUNCATE events", [])
-            case 9:
-                rebuild = true
-            default:
-                break
-            }
-            let events = batch
-            let change = statement
-            let rebuilds = rebuild
-            try await TestDatabase.withConnection(configuration) { connection in
-                if !events.isEmpty { _ = try EventStore().write(events, on: connection, receivedAt: now) }
-                if let (sql, ids) = change {
-                    try connection.query(sql, sql.contains("$1") ? [.text(ids.joined(separator: ","))] : [])
-                }
-                if rebuilds { try TraceBuilder().rebuildAll(on: connection, parts: 2) }
-            }
-            written += batch
-            if statement != nil || random.next() % 2 == 0 {
-                try await Self.compare(configuration, store: store, flow: flow, now: now, step: "step \(step)")
-            }
-        }
-        try await Self.compare(configuration, store: store, flow: flow, now: now, step: "the end")
+        let now = end
         // The files are the user's alone.
         let files = try FileManager.default.contentsOfDirectory(atPath: store.directory.path)
         // One a grouping: the readers' and the funnel report's.
