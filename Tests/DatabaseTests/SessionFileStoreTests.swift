@@ -102,15 +102,18 @@ import Testing
         let url = store.directory.appendingPathComponent(name)
         let written = try Data(contentsOf: url)
         let closeAfter = DurationText.microseconds(reader.closeAfter)
-        // Inside the records, the head and tail whole: a run of 0xFF is no varint.
+        // Inside the records, the head and tail whole: the first record's length and what
+        // follows, a run of 0xFF, is no varint.
+        let records = try SessionFile(contentsOf: url, closeAfter: closeAfter, closeFinishedAfter: nil).storedRecords
         var inside = written
         inside.replaceSubrange(
-            (written.count * 2 / 3)..<(written.count * 2 / 3 + 40), with: Data(repeating: 0xFF, count: 40))
+            (records.lowerBound + 16)..<(records.lowerBound + 56), with: Data(repeating: 0xFF, count: 40))
         for damage in [written.prefix(written.count - 3), Data("not a session file".utf8), inside] {
             try damage.write(to: url)
             // Its own mode again: a file others may read is refused before its bytes are.
             try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
             var read = try await Self.throughFile(configuration, reader, store: store, connections: 2)
+            #expect((read == nil) == (damage == inside), "only damage inside the records is met while reading them")
             if read == nil {
                 // Damage met while reading the records: the report read the traces (the caller's
                 // fallback), the file went, and the next report writes it anew.
@@ -122,9 +125,11 @@ import Testing
             #expect(again.summary.events == events.count, "the file was not written again whole")
         }
         let lines = warnings.withLock { $0 }
-        // The torn and the foreign file are always said; damage inside the records is said when
-        // it stops their decoding (a run of 0xFF within a string's bytes is read as text).
-        #expect(lines.count >= 2, "\(lines)")
+        // One a damage, and for the damage inside the records a second when the refresh found
+        // traces to write again (read twice while another test's transaction held the xmin back)
+        // and met it while copying the records.
+        #expect((3...4).contains(lines.count), "\(lines.joined(separator: " | "))")
+        #expect(lines.last?.contains("this report reads the session traces") == true, "\(lines)")
         #expect(lines.allSatisfy { !$0.contains("only they may") }, "\(lines)")
         // A file others may read is not read.
         try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: url.path)

@@ -132,6 +132,19 @@ import Testing
         #expect(loaded.isChanged)
     }
 
+    /// A time past what the replay's arithmetic may take (as a damaged file could hold) is an
+    /// error while reading, not a value handed on.
+    @Test func aTimeOutOfRangeIsRefused() throws {
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        let far = RecordedSession(
+            sessionID: Self.id(1), userID: "u", flowID: nil, flowVersion: nil, context: [:],
+            events: [RecordedEvent(kind: .custom, time: SessionFile.timeLimit, seq: 0)])
+        _ = try file.put(
+            Self.id(1), sessions: [far], events: 1, irregular: false, firstEventID: Self.id(0),
+            lastEventID: Self.id(0))
+        #expect(throws: SessionFileError.self) { _ = try Self.read(file, parts: 1) }
+    }
+
     @Test func aKindsNumberIsItsPlaceInTheList() {
         for (place, kind) in SessionFile.kinds.enumerated() {
             #expect(Int(SessionFile.number(of: kind)) == place, "\(kind)")

@@ -100,7 +100,14 @@ extension SessionFile {
                             continue
                         }
                         let count = try reader.number(below: length / 8 + 1)
-                        switch bounds.place(first: try reader.varint(), last: try reader.varint()) {
+                        let first = try reader.varint()
+                        let last = try reader.varint()
+                        // A record's head lies within it (a run of zeros, as a crash before the
+                        // disk had the data could leave, reads as records of no length).
+                        guard reader.offset < end else {
+                            throw SessionFileError.malformed("a record shorter than its head")
+                        }
+                        switch bounds.place(first: first, last: last) {
                         case .outside:
                             reader.offset = end
                             continue
@@ -123,6 +130,9 @@ extension SessionFile {
         }
     }
 
+    /// The largest time a file may hold, in microseconds from 1970 either way (about 36,500 years).
+    static let timeLimit: Int64 = 1 << 60
+
     /// One record's sessions (after its id, length, events and times).
     @inline(__always)
     private static func readRecord<Consumer: SessionConsumer>(
@@ -135,6 +145,9 @@ extension SessionFile {
             var user = try tables.string(reader.varint()) ?? ""
             let flow = try tables.string(reader.varint())
             let version = try reader.optional()
+            guard version.map({ Int(Int32.min)...Int(Int32.max) ~= $0 }) ?? true else {
+                throw SessionFileError.malformed("a flow version out of range")
+            }
             let context = try tables.object(reader.varint())
             // An event takes at least 8 bytes (a kind and seven numbers): a count past what is left
             // is refused before room is made for it.
@@ -154,6 +167,12 @@ extension SessionFile {
                 let name = try tables.string(reader.varint())
                 time &+= try reader.zigzag()
                 seq &+= try reader.zigzag()
+                // What the events table holds (`seq` and versions in 32 bits) and times within
+                // 2^60 µs of 1970: a damaged file that still decodes must not hand the replay a
+                // value its arithmetic overflows on (a file past them is read from the traces).
+                guard abs(time) < Self.timeLimit, Int64(Int32.min)...Int64(Int32.max) ~= seq,
+                    eventVersion.map({ Int(Int32.min)...Int(Int32.max) ~= $0 }) ?? true
+                else { throw SessionFileError.malformed("a time, seq or version out of range") }
                 let properties = try tables.object(reader.varint())
                 events.append(
                     RecordedEvent(

@@ -66,25 +66,33 @@ public struct SessionFileStore: Sendable {
         let url = directory.appendingPathComponent(
             "\(identity)-\(closeAfter)-\(closeFinishedAfter.map { String($0) } ?? "none").sessions")
         var file = SessionFile(closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
-        if FileManager.default.fileExists(atPath: url.path) {
+        var unusable = !FileManager.default.fileExists(atPath: url.path)
+        if !unusable {
             do {
                 file = try SessionFile(contentsOf: url, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter)
+                unusable = file.wasteful
             } catch {
-                warn("\(error); it is written again from the session traces")
+                unusable = true
+                warn("\(error); it is " + (buildIfMissing ? "written again from the session traces" : "removed"))
+                if !buildIfMissing { try? FileManager.default.removeItem(at: url) }
             }
-        } else if !buildIfMissing {
-            return nil
         }
-        if file.wasteful { file.restart() }
+        // A file to write whole is written only by a read that takes every trace anyway.
+        if unusable {
+            guard buildIfMissing else { return nil }
+            file.restart()
+        }
         guard
             try TraceChanges.read(
                 into: &file, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter, on: connection,
-                maximumEvents: .max) != nil
+                maximumEvents: Self.maximumEvents) != nil
         else { return nil }
         if file.isChanged {
             do {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                // Checked again once it exists: it may have been made in between.
+                try checkFolder()
                 removeAbandonedTemporaries()
                 try file.write(to: url)
             } catch {
@@ -98,6 +106,10 @@ public struct SessionFileStore: Sendable {
         file.forgetNumbering()
         return (file, url)
     }
+
+    /// The most events a file keeps (about 4 GB of it, built in memory): past them reports read
+    /// PostgreSQL, as the traces stream.
+    static let maximumEvents = 250_000_000
 
     /// Refuses a folder that is not this user's, or that others may write: a file another user put
     /// there would become this user's numbers. A folder not made yet is made `0700`.
@@ -116,8 +128,10 @@ public struct SessionFileStore: Sendable {
         guard let names = try? FileManager.default.contentsOfDirectory(atPath: directory.path) else { return }
         for name in names where name.hasPrefix(".") && name.hasSuffix(".tmp") && name.contains(".sessions.") {
             let path = directory.appendingPathComponent(name).path
-            guard let modified = (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date,
-                modified < Date().addingTimeInterval(-3_600)
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                (attributes[.ownerAccountID] as? NSNumber)?.uint32Value == geteuid(),
+                let modified = attributes[.modificationDate] as? Date, modified < Date().addingTimeInterval(-3_600)
             else { continue }
             try? FileManager.default.removeItem(atPath: path)
         }
