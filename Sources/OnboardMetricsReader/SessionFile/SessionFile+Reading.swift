@@ -170,9 +170,11 @@ extension SessionFile {
                 // What the events table holds (`seq` and versions in 32 bits) and times within
                 // 2^60 µs of 1970: a damaged file that still decodes must not hand the replay a
                 // value its arithmetic overflows on (a file past them is read from the traces).
-                guard abs(time) < Self.timeLimit, Int64(Int32.min)...Int64(Int32.max) ~= seq,
-                    eventVersion.map({ Int(Int32.min)...Int(Int32.max) ~= $0 }) ?? true
-                else { throw SessionFileError.malformed("a time, seq or version out of range") }
+                guard time > -Self.timeLimit, time < Self.timeLimit, seq >= Int64(Int32.min), seq <= Int64(Int32.max)
+                else { throw SessionFileError.malformed("a time or seq out of range") }
+                if let eventVersion, eventVersion < Int(Int32.min) || eventVersion > Int(Int32.max) {
+                    throw SessionFileError.malformed("a flow version out of range")
+                }
                 let properties = try tables.object(reader.varint())
                 events.append(
                     RecordedEvent(
