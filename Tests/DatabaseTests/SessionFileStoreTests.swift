@@ -85,11 +85,8 @@ import Testing
     /// is the same.
     @Test func aDamagedFileIsReadAgainFromTheTraces() async throws {
         let configuration = try await TestDatabase.migrated("session_files_damaged")
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 11)
-        let events = (0..<30).flatMap { generator.session($0).events }
-        try await TestDatabase.withConnection(configuration) {
-            _ = try EventStore().write(events, on: $0, receivedAt: Date())
-        }
+        let events = try SessionCacheTests.sessions(30, seed: 11).flatMap { $0 }
+        try await SessionCacheTests.write(events, to: configuration)
         let warnings = LockedBox<[String]>([])
         let store = SessionFileStore(directory: try Self.folder()) { line in warnings.withLock { $0.append(line) } }
         let reader = SessionReader()
@@ -142,11 +139,8 @@ import Testing
     /// may write is not used.
     @Test func whichReadsWriteAFileAndWhichFoldersAreUsed() async throws {
         let configuration = try await TestDatabase.migrated("session_files_bounds")
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 13)
-        let events = (0..<40).flatMap { generator.session($0).events }
-        try await TestDatabase.withConnection(configuration) {
-            _ = try EventStore().write(events, on: $0, receivedAt: Date())
-        }
+        let events = try SessionCacheTests.sessions(40, seed: 13).flatMap { $0 }
+        try await SessionCacheTests.write(events, to: configuration)
         let times = events.map(\.occurredAt).sorted()
         let middle = times[times.count / 2]
         let store = SessionFileStore(directory: try Self.folder())

@@ -27,8 +27,7 @@ extension SessionFile {
                     next += 1
                     continue
                 }
-                _ = try reader.uuid()
-                reader.offset += try reader.number(below: reader.end - reader.offset + 1)
+                reader.offset = try Self.recordHead(&reader).end
             }
         }
         try stored.withUnsafeBytes { try walk($0, range: storedRecords, base: 0) }
@@ -53,8 +52,8 @@ extension SessionFile {
         var until: UInt64?
 
         init(since: UUID?, until: UUID?) {
-            self.since = since.map(SessionFile.milliseconds(of:))
-            self.until = until.map(SessionFile.milliseconds(of:))
+            self.since = since?.leadingMilliseconds
+            self.until = until?.leadingMilliseconds
         }
 
         /// Where a trace whose event ids' times run from `first` to `last` stands.
@@ -92,31 +91,22 @@ extension SessionFile {
                     var reader = SlimReader(
                         UnsafeRawBufferPointer(rebasing: bytes[..<range.upperBound]), from: range.lowerBound)
                     while !reader.isAtEnd {
-                        let sessionID = try reader.uuid()
-                        let length = try reader.number(below: reader.end - reader.offset + 1)
-                        let end = reader.offset + length
-                        if skipping, !changed.isEmpty, changed.contains(sessionID) {
+                        let head = try Self.recordHead(&reader)
+                        let end = head.end
+                        if skipping, !changed.isEmpty, changed.contains(head.sessionID) {
                             reader.offset = end
                             continue
                         }
-                        let count = try reader.number(below: length / 8 + 1)
-                        let first = try reader.varint()
-                        let last = try reader.varint()
-                        // A record's head lies within it (a run of zeros, as a crash before the
-                        // disk had the data could leave, reads as records of no length).
-                        guard reader.offset < end else {
-                            throw SessionFileError.malformed("a record shorter than its head")
-                        }
-                        switch bounds.place(first: first, last: last) {
+                        switch bounds.place(first: head.first, last: head.last) {
                         case .outside:
                             reader.offset = end
                             continue
                         case .across:
-                            across.append(sessionID)
+                            across.append(head.sessionID)
                             reader.offset = end
                             continue
                         case .inside:
-                            events += count
+                            events += head.events
                         }
                         try Self.readRecord(
                             &reader, tables: &tables, buffer: &buffer, people: people, cohort: cohort, into: &consumer)

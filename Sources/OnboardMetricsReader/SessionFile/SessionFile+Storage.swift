@@ -93,17 +93,10 @@ extension SessionFile {
                 UnsafeRawBufferPointer(rebasing: bytes[..<storedRecords.upperBound]), from: storedRecords.lowerBound)
             while !reader.isAtEnd {
                 let start = reader.offset
-                let sessionID = try reader.uuid()
-                let length = try reader.number(below: reader.end - reader.offset + 1)
-                let payload = reader.offset
-                guard !changed.contains(sessionID) else {
-                    reader.offset = payload + length
-                    continue
-                }
-                summary.add(
-                    events: try reader.number(below: length / 8 + 1), first: try reader.varint(),
-                    last: try reader.varint())
-                reader.offset = payload + length
+                let head = try Self.recordHead(&reader)
+                reader.offset = head.end
+                guard !changed.contains(head.sessionID) else { continue }
+                summary.add(events: head.events, first: head.first, last: head.last)
                 if let last = runs.last, last.upperBound == start {
                     runs[runs.count - 1] = last.lowerBound..<reader.offset
                 } else {
@@ -111,8 +104,7 @@ extension SessionFile {
                 }
             }
         }
-        summary.add(
-            events: addedSummary.events, first: addedSummary.firstMilliseconds, last: addedSummary.lastMilliseconds)
+        summary.add(addedSummary)
         var head = SlimWriter()
         head.bytes = Self.head
         head.zigzag(closeAfter)
@@ -133,8 +125,8 @@ extension SessionFile {
         for text in addedStrings { strings.string(text) }
         var objects = SlimWriter()
         objects.varint(UInt64(storedObjects.count + addedObjects.count))
-        var added = SlimWriter()
-        for object in addedObjects { added.json(.object(object)) }
+        var objectEntries = SlimWriter()
+        for object in addedObjects { objectEntries.json(.object(object)) }
 
         let folder = url.deletingLastPathComponent()
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
@@ -149,9 +141,9 @@ extension SessionFile {
             try handle.write(contentsOf: strings.bytes)
             try handle.write(contentsOf: objects.bytes)
             try handle.write(contentsOf: stored[storedObjectBytes])
-            try handle.write(contentsOf: added.bytes)
+            try handle.write(contentsOf: objectEntries.bytes)
             for run in runs { try handle.write(contentsOf: stored[run]) }
-            try handle.write(contentsOf: self.added)
+            try handle.write(contentsOf: added)
             try handle.write(contentsOf: Self.tail)
             try handle.close()
             guard rename(temporary.path, url.path) == 0 else {

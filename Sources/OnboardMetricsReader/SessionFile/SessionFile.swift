@@ -100,6 +100,10 @@ struct SessionFile: Sendable {
             firstMilliseconds = min(firstMilliseconds, first)
             lastMilliseconds = max(lastMilliseconds, last)
         }
+
+        mutating func add(_ other: Summary) {
+            add(events: other.events, first: other.firstMilliseconds, last: other.lastMilliseconds)
+        }
     }
 
     /// An empty file for a grouping.
@@ -122,14 +126,8 @@ struct SessionFile: Sendable {
     /// wider than the events', never narrower). ``SessionFileStore`` writes it exact.
     var summary: Summary {
         var summary = storedSummary
-        summary.add(
-            events: addedSummary.events, first: addedSummary.firstMilliseconds, last: addedSummary.lastMilliseconds)
+        summary.add(addedSummary)
         return summary
-    }
-
-    /// The 48-bit time of a UUIDv7 (its first six bytes).
-    static func milliseconds(of id: UUID) -> UInt64 {
-        withUnsafeBytes(of: id.uuid) { bytes in (0..<6).reduce(UInt64(0)) { $0 << 8 | UInt64(bytes[$1]) } }
     }
 }
 
@@ -158,8 +156,8 @@ extension SessionFile: TraceKeeper {
         else { return false }
         remove(sessionID)
         if isIrregular { irregular.insert(sessionID) }
-        let first = Self.milliseconds(of: firstEventID)
-        let last = Self.milliseconds(of: lastEventID)
+        let first = firstEventID.leadingMilliseconds
+        let last = lastEventID.leadingMilliseconds
         encode(sessionID, sessions: sessions, events: events, first: first, last: last)
         addedSummary.add(events: events, first: first, last: last)
         return true
@@ -302,6 +300,32 @@ extension SessionFile {
         return entries > 2 * builtEntries + Self.numberedStored
     }
 
+    /// What a record says before its sessions.
+    struct RecordHead {
+        var sessionID: UUID
+        /// Where the record ends in the bytes read.
+        var end: Int
+        var events: Int
+        var first: UInt64
+        var last: UInt64
+    }
+
+    /// Reads a record's head: every walk over the records (shares, reading, writing) reads it
+    /// here, with the same checks.
+    /// - Throws: ``SessionFileError`` for a head past the record's end or the bytes'.
+    static func recordHead(_ reader: inout SlimReader) throws -> RecordHead {
+        let sessionID = try reader.uuid()
+        let length = try reader.number(below: reader.end - reader.offset + 1)
+        let end = reader.offset + length
+        let events = try reader.number(below: length / 8 + 1)
+        let first = try reader.varint()
+        let last = try reader.varint()
+        // A record's head lies within it (a run of zeros, as a crash before the disk had the
+        // data could leave, reads as records of no length).
+        guard reader.offset < end else { throw SessionFileError.malformed("a record shorter than its head") }
+        return RecordHead(sessionID: sessionID, end: end, events: events, first: first, last: last)
+    }
+
     static func bytes(of object: [String: JSONValue]) -> [UInt8] {
         var writer = SlimWriter()
         writer.json(.object(object))
@@ -372,8 +396,9 @@ struct RecentValues<Value: Sendable>: Sendable {
     @inline(__always)
     func number(of value: Value) -> UInt32? {
         let bits = Self.bits(of: value)
-        guard let known = values[Self.slot(bits)], Self.bits(of: known) == bits else { return nil }
-        return numbers[Self.slot(bits)]
+        let slot = Self.slot(bits)
+        guard let known = values[slot], Self.bits(of: known) == bits else { return nil }
+        return numbers[slot]
     }
 
     @inline(__always)

@@ -6,16 +6,10 @@ import OnboardMetricsSDK
 struct SlimWriter {
     var bytes: [UInt8] = []
 
-    mutating func varint(_ value: UInt64) {
-        var value = value
-        while value >= 0x80 {
-            bytes.append(UInt8(truncatingIfNeeded: value) | 0x80)
-            value >>= 7
-        }
-        bytes.append(UInt8(value))
-    }
+    /// LEB128, as the traces write theirs (`appendVarint`).
+    mutating func varint(_ value: UInt64) { bytes.appendVarint(value) }
 
-    mutating func zigzag(_ value: Int64) { varint(UInt64(bitPattern: (value << 1) ^ (value >> 63))) }
+    mutating func zigzag(_ value: Int64) { bytes.appendSigned(value) }
 
     /// An optional 32-bit number as one varint: 0 for none, the value's zigzag plus one otherwise.
     mutating func optional(_ value: Int?) {

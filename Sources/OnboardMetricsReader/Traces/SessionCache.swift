@@ -345,7 +345,7 @@ public final class SessionCache: Sendable {
             maximumEvents: maximumEvents
         ) { sessionID, entry in
             if let other { entry.share(sessionID, with: other) }
-        }?.read
+        }
     }
 }
 

@@ -42,12 +42,12 @@ enum TraceChanges {
     /// was written from that `xmin` on (some of it again: replacing a session by itself changes
     /// nothing).
     /// - Parameter afterPut: called after each trace kept (a cache shares equal sessions there).
-    /// - Returns: the traces read and the sessions removed; nil when the keeper would hold more
-    ///   than `maximumEvents` or refused one (`keeper` is then partly read: drop it).
+    /// - Returns: the traces read; nil when the keeper would hold more than `maximumEvents` or
+    ///   refused one (`keeper` is then partly read: drop it).
     static func read<Keeper: TraceKeeper>(
         into keeper: inout Keeper, closeAfter: Int64, closeFinishedAfter: Int64?, on connection: PostgresConnection,
         maximumEvents: Int, afterPut: (UUID, inout Keeper) -> Void = { _, _ in }
-    ) throws -> (read: [UUID], removed: Int)? {
+    ) throws -> [UUID]? {
         try connection.transaction { connection in
             // One snapshot for the watermark, the removals and the traces.
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
@@ -67,7 +67,6 @@ enum TraceChanges {
                 keeper.restart()
             }
             var filter = ""
-            var removed = 0
             if let watermark = keeper.watermark {
                 filter = " WHERE written_by >= '\(watermark)'::xid8"
                 // Removed and not back since: a session written again is in the traces read next.
@@ -82,7 +81,6 @@ enum TraceChanges {
                         throw PostgresError(.invalidValue, "a trace_removals row lacks its session")
                     }
                     keeper.remove(sessionID)
-                    removed += 1
                 }
             } else {
                 // A first read over the limit is known before it: reading up to the limit and
@@ -122,7 +120,7 @@ enum TraceChanges {
             }
             guard !refused else { return nil }
             keeper.mark(watermark: xmin, database: database)
-            return (traces, removed)
+            return traces
         }
     }
 }

@@ -10,15 +10,12 @@ extension TraceReader {
         sessions sessionIDs: [UUID], on connection: PostgresConnection, _ body: (RecordedSession) throws -> Void
     ) throws -> Int {
         guard !sessionIDs.isEmpty else { return 0 }
-        // Ids written by this process from uuids: hex and dashes only. As a subquery, so the
-        // planner does not estimate every id against every partition (docs/TRACES.md).
-        let list = sessionIDs.map(\.uuidString).joined(separator: ",")
         let (since, until) = floors()
         return try decode(
             on: connection,
             """
             COPY (SELECT session_id, trace FROM session_traces
-                  WHERE session_id = ANY ((SELECT '{\(list)}'::uuid[])::uuid[])) TO STDOUT (FORMAT binary)
+                  WHERE session_id = ANY (\(TraceBuilder.opaqueUUIDArray(sessionIDs)))) TO STDOUT (FORMAT binary)
             """, since: since, until: until, progress: { _ in }, body
         ).events
     }
