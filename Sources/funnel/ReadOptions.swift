@@ -48,7 +48,7 @@ struct ReadOptions: ParsableArguments {
         name: .customLong("session-files"),
         help: ArgumentHelp(
             "The folder where reports keep the sessions between runs, or off.",
-            discussion: "A report reads the sessions from a compact file there (about 14 bytes an event), after "
+            discussion: "A report reads the sessions from a compact file there (about 16 bytes an event), after "
                 + "bringing it up to date from the session traces written and removed since it was written, instead "
                 + "of reading every trace from PostgreSQL; it writes the file back when something changed (the first "
                 + "report writes it whole, and costs more than reading the traces). Used with a single server and "

@@ -4,7 +4,7 @@ import OnboardMetricsSDK
 /// One database's sessions for one grouping, in a slim form a report decodes in a few tens of
 /// nanoseconds an event: the sessions after they are cut and their clocks corrected, strings and
 /// properties objects numbered once for the file, times and `seq` as varint deltas, no event ids
-/// and no sent or received times (about 14 bytes an event, where a trace holds 63). A report reads
+/// and no sent or received times (about 16 bytes an event with the generated data, where a trace holds 63). A report reads
 /// it instead of every trace from PostgreSQL, after bringing it up to date from the traces written
 /// since (``TraceChanges``, the watermark ``SessionCache`` uses); ``SessionFileStore`` keeps it on
 /// disk. docs/TRACES.md has the measurements that chose it.
