@@ -255,6 +255,59 @@ import Testing
         #expect(any.rows.map(\.step) == ["any 1 of 3", "any 2 of 3", "any 3 of 3"])
     }
 
+    /// A session file's read hands the aggregator each event's matched steps, never the event:
+    /// for every order and unit, with steps matched by name, step id, kind, `$event` and
+    /// `KIND:VALUE`, the report equals the one from the decoded sessions.
+    @Test func aSessionFileReadCountsAsTheDecodedSessions() throws {
+        var random = SessionTraceTests.Random(state: 33)
+        let kinds: [EventKind] = [.custom, .stepViewed, .stepCompleted, .featureUsed, .flowCompleted, .sessionStarted]
+        let values = ["a", "b", "c", "x", "flow_completed"]
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        var all: [RecordedSession] = []
+        for trace in 0..<300 {
+            let sessions = (0..<Int(random.next() % 3 + 1)).map { part in
+                var time = Int64(random.next() % 1_000) * 1_000_000
+                let events = (0..<Int(random.next() % 12)).map { index in
+                    // Ties: a third of the events share their predecessor's time.
+                    if random.next() % 3 != 0 { time += Int64(random.next() % 600) * 1_000_000 }
+                    let kind = kinds[Int(random.next() % UInt64(kinds.count))]
+                    let value = values[Int(random.next() % UInt64(values.count))]
+                    let sent: [String: JSONValue] =
+                        random.next() % 4 == 0 ? ["$event": .string(values[Int(random.next() % 3)])] : [:]
+                    return RecordedEvent(
+                        kind: kind, stepID: kind.isStepEvent ? value : nil, name: kind.isStepEvent ? nil : value,
+                        time: time, seq: index + 1, properties: sent)
+                }
+                return RecordedSession(
+                    sessionID: SessionFileTests.id(trace * 10 + part), userID: "u\(random.next() % 40)", flowID: nil,
+                    flowVersion: nil, context: [:], events: events)
+            }
+            all += sessions
+            _ = try file.put(
+                SessionFileTests.id(trace), sessions: sessions, events: sessions.reduce(0) { $0 + $1.events.count },
+                irregular: false, firstEventID: SessionFileTests.id(0),
+                lastEventID: SessionFileTests.id(0, milliseconds: 1_700_000_000_005))
+        }
+        for steps in ["a,b,c", "a,step_completed:b,flow_completed", "x,a,feature_used:c,b"] {
+            for order in AdHocFunnel.Order.allCases {
+                for unit in [FunnelOptions.Unit.session, .user] {
+                    let funnel = try Self.funnel(steps, order, window: 1_200, unit: unit)
+                    let expected = try AdHocFunnelAggregator(funnel: funnel).report(of: all)
+                    var merged = AdHocFunnelAggregator(funnel: funnel)
+                    for share in try file.shares(3) {
+                        var aggregator = AdHocFunnelAggregator(funnel: funnel)
+                        _ = try file.read(
+                            share, bounds: .init(since: nil, until: nil), people: nil, cohort: nil, into: &aggregator)
+                        merged.merge(aggregator)
+                    }
+                    #expect(expected.units == all.count || unit == .user)
+                    #expect(expected.rows.contains { $0.count > 0 && $0.step != expected.rows.first?.step })
+                    #expect(try merged.report() == expected, "\(steps) \(order) \(unit)")
+                }
+            }
+        }
+    }
+
     @Test func invalidFunnelsThrow() {
         #expect(throws: AdHocFunnelError.self) { try AdHocFunnel(steps: []) }
         #expect(throws: AdHocFunnelError.self) { try AdHocFunnel(steps: ["a", ""]) }

@@ -1,4 +1,5 @@
 import Foundation
+import OnboardMetricsStore
 import Testing
 
 @testable import OnboardMetricsReader
@@ -11,6 +12,48 @@ import Testing
     struct Collected: SessionConsumer {
         var sessions: [RecordedSession] = []
         mutating func add(_ session: RecordedSession) throws { sessions.append(session) }
+    }
+
+    /// Takes classes, recording each session; a session file must never build its events.
+    struct Classes: ClassifyingSessionConsumer {
+        var readsUsers: Bool
+        var sessions: [ClassifiedSession] = []
+        var built = 0
+
+        func eventClass(kind: EventKind, stepID: String?, name: String?, properties: [String: JSONValue]) -> UInt64 {
+            SessionFileTests.eventClass(kind: kind, stepID: stepID, name: name, properties: properties)
+        }
+
+        mutating func add(classified session: ClassifiedSession) throws { sessions.append(session) }
+        mutating func add(_ session: RecordedSession) throws { built += 1 }
+    }
+
+    /// A class that changes with every byte of the values it is made of (FNV-1a over them).
+    static func eventClass(
+        kind: EventKind, stepID: String?, name: String?, properties: [String: JSONValue]
+    ) -> UInt64 {
+        let members = properties.map { "\(Array($0.key.utf8))=\($0.value)" }.sorted()
+        let text =
+            "\(kind.rawValue)|\(stepID.map { Array($0.utf8) } ?? [])|\(name.map { Array($0.utf8) } ?? [])|\(members)"
+        return text.utf8.reduce(0xCBF2_9CE4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
+    }
+
+    /// What a consumer of classes should get for `sessions`: each event's time, class and seq.
+    static func classified(_ sessions: [RecordedSession], users: Bool) -> [String] {
+        sessions.map { session in
+            let events = session.events.map {
+                "\($0.time)/\(eventClass(kind: $0.kind, stepID: $0.stepID, name: $0.name, properties: $0.properties))/\($0.seq)"
+            }
+            return "\(session.sessionID) \(users ? Array(session.userID.utf8) : []) \(events)"
+        }.sorted()
+    }
+
+    /// ``classified(_:users:)`` of what a file's read handed a consumer of classes.
+    static func classified(_ sessions: [ClassifiedSession]) -> [String] {
+        sessions.map { session in
+            let events = session.events.map { "\($0.time)/\($0.eventClass)/\($0.seq)" }
+            return "\(session.sessionID) \(session.userID.map { Array($0.utf8) } ?? []) \(events)"
+        }.sorted()
     }
 
     static func id(_ number: Int, milliseconds: UInt64 = 1_700_000_000_000) -> UUID {
@@ -116,6 +159,80 @@ import Testing
         let steps = Set(
             try Self.read(loaded, parts: 1).flatMap { $0.events.compactMap(\.stepID) }.map { Array($0.utf8) })
         #expect(steps.count == 2)
+    }
+
+    /// A consumer of classes gets, without events built, each event's time and seq and the class
+    /// of its decoded values, with users, people and cohorts applied as for decoded sessions; the
+    /// classes stay right when there are more distinct values than the memo holds.
+    @Test func aConsumerOfClassesGetsTheClassesOfTheDecodedEvents() throws {
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        for trace in 0..<40 { try Self.put(&file, trace: trace) }
+        // 20,000 distinct names and property objects, past the memo's 4,096 slots.
+        for trace in 40..<60 {
+            let sessions = (0..<2).map { part in
+                RecordedSession(
+                    sessionID: Self.id(trace * 10 + part), userID: "user-\(trace)", flowID: nil, flowVersion: nil,
+                    context: [:],
+                    events: (0..<500).map { index in
+                        let number = (trace * 2 + part) * 500 + index
+                        return RecordedEvent(
+                            kind: index % 2 == 0 ? .custom : .featureUsed, name: "name \(number % 7_000)",
+                            time: Int64(number), seq: index + 1,
+                            properties: number % 3 == 0 ? [:] : ["$event": .string("sent \(number)")])
+                    })
+            }
+            _ = try file.put(
+                Self.id(trace), sessions: sessions, events: 1_000, irregular: false, firstEventID: Self.id(0),
+                lastEventID: Self.id(0, milliseconds: 1_700_000_000_005))
+        }
+        let url = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        file.mark(watermark: 1, database: "d")
+        try file.write(to: url)
+        let loaded = try SessionFile(contentsOf: url, closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        var people = PersonLinks()
+        people.link("user-1", to: "user-3")
+        people.link("user-41", to: "user-42")
+        people.resolve()
+        let cohorts: [Cohort?] = [
+            nil,
+            Cohort(
+                name: "s", unit: .session,
+                members: [Self.id(10).uuidString.lowercased(), Self.id(421).uuidString.lowercased()]),
+            Cohort(name: "u", unit: .user, members: ["user-3", "user-42", "user-2"]),
+        ]
+        for cohort in cohorts {
+            for links in [nil, people] {
+                for readsUsers in [false, true] {
+                    for parts in [1, 3] {
+                        var decoded: [RecordedSession] = []
+                        var classes: [ClassifiedSession] = []
+                        for share in try loaded.shares(parts) {
+                            var collected = Collected()
+                            _ = try loaded.read(
+                                share, bounds: .init(since: nil, until: nil), people: links, cohort: cohort,
+                                into: &collected)
+                            decoded += collected.sessions
+                            var consumer = Classes(readsUsers: readsUsers)
+                            _ = try loaded.read(
+                                share, bounds: .init(since: nil, until: nil), people: links, cohort: cohort,
+                                into: &consumer)
+                            #expect(consumer.built == 0)
+                            classes += consumer.sessions
+                        }
+                        let users = readsUsers || cohort?.unit == .user
+                        #expect(!classes.isEmpty)
+                        let got = Self.classified(classes)
+                        let expected = Self.classified(decoded, users: users)
+                        let wrong = zip(got, expected).filter { $0 != $1 }.count
+                        #expect(
+                            got.count == expected.count && wrong == 0,
+                            "\(wrong) of \(expected.count) differ: cohort \(cohort?.name ?? "none"), people \(links != nil), users \(readsUsers), \(parts) shares"
+                        )
+                    }
+                }
+            }
+        }
     }
 
     /// A file of no records is written again once a trace comes (nothing is set aside as dead
@@ -237,6 +354,12 @@ import Testing
             try Data(copy).write(to: url)
             do {
                 let loaded = try SessionFile(contentsOf: url, closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+                // A consumer of classes reads without decoding most values: it too gets an error.
+                for share in try loaded.shares(2) {
+                    var consumer = Classes(readsUsers: true)
+                    _ = try loaded.read(
+                        share, bounds: .init(since: nil, until: nil), people: nil, cohort: nil, into: &consumer)
+                }
                 _ = try Self.read(loaded, parts: 2)
             } catch is SessionFileError {
                 refused += 1

@@ -44,11 +44,15 @@ extension AdHocFunnel {
         // By index: `for event in events` copied each event (retaining its strings and properties).
         for index in events.indices {
             let mask = matcher.mask(in: events, at: index)
-            if mask != 0 || order == .strict {
+            if keeps(mask: mask) {
                 compact.append(AdHocEvent(time: events[index].time, mask: mask, seq: events[index].seq))
             }
         }
     }
+
+    /// Whether the chain search needs an event matching `mask`'s steps.
+    @inline(__always)
+    func keeps(mask: UInt64) -> Bool { mask != 0 || order == .strict }
 
     /// Sorts a unit's events (stably, so equal keys keep the order they were gathered in) and
     /// finds its reach.

@@ -210,21 +210,27 @@ struct AdHocStepMatcher: Sendable, Hashable {
     @inline(__always)
     func mask<Events: RandomAccessCollection>(in events: Events, at index: Events.Index) -> UInt64
     where Events.Element == RecordedEvent {
+        mask(
+            kind: events[index].kind, stepID: events[index].stepID, name: events[index].name,
+            properties: events[index].properties)
+    }
+
+    /// The steps an event of these values matches (what a session file's read works out once per
+    /// distinct values: ``AdHocFunnelAggregator``'s event class).
+    @inline(__always)
+    func mask(kind: EventKind, stepID: String?, name: String?, properties: [String: JSONValue]) -> UInt64 {
         var mask: UInt64 = 0
-        let kind = events[index].kind
-        if let name = events[index].name { mask |= bits(name) }
+        if let name { mask |= bits(name) }
         // The name a Segment or PostHog call was sent with, kept when the mapping made it an
         // onboarding kind (EventMapping's `$event`).
-        if kind != .custom, !events[index].properties.isEmpty,
-            case .string(let sent)? = events[index].properties["$event"]
-        {
+        if kind != .custom, !properties.isEmpty, case .string(let sent)? = properties["$event"] {
             mask |= bits(sent)
         }
-        if kind == .stepViewed, let stepID = events[index].stepID { mask |= bits(stepID) }
+        if kind == .stepViewed, let stepID { mask |= bits(stepID) }
         if !byKind.isEmpty, let bits = byKind[kind] { mask |= bits }
         if !qualified.isEmpty, let values = qualified[kind] {
             // Step kinds carry the step in step_id; the others carry their subject in name.
-            let value = kind.isStepEvent ? events[index].stepID : events[index].name
+            let value = kind.isStepEvent ? stepID : name
             if let value, let bits = values[value] { mask |= bits }
         }
         return mask

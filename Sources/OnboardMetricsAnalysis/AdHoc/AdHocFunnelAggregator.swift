@@ -10,8 +10,9 @@ public struct AdHocFunnelAggregator: Sendable {
     var toConvert: [DurationSamples]
     var fromStart: [DurationSamples]
     var users: [String: [AdHocEvent]] = [:]
-    private var compact: [AdHocEvent] = []
-    private var chains = AdHocFunnel.ChainBuffers()
+    /// One buffer of compact events and one of chains serve every session.
+    var compact: [AdHocEvent] = []
+    var chains = AdHocFunnel.ChainBuffers()
 
     public init(funnel: AdHocFunnel) {
         self.funnel = funnel
@@ -23,19 +24,22 @@ public struct AdHocFunnelAggregator: Sendable {
     public mutating func add(_ session: RecordedSession) {
         switch funnel.unit {
         case .session:
-            // One buffer of compact events and one of chains serve every session.
             funnel.compactEvents(session.events, into: &compact)
             count(funnel.reach(&compact, buffers: &chains))
         case .user:
-            let events = funnel.compactEvents(session.events)
-            // Take the user's list out while it grows, so it is not copied.
-            var held = users.removeValue(forKey: session.userID) ?? []
-            held.append(contentsOf: events)
-            users[session.userID] = held
+            hold(funnel.compactEvents(session.events), of: session.userID)
         }
     }
 
-    private mutating func count(_ reach: AdHocFunnel.Reach) {
+    /// Keeps a session's compact events with its user's, whose reach is found at the end.
+    mutating func hold(_ events: [AdHocEvent], of userID: String) {
+        // Take the user's list out while it grows, so it is not copied.
+        var held = users.removeValue(forKey: userID) ?? []
+        held.append(contentsOf: events)
+        users[userID] = held
+    }
+
+    mutating func count(_ reach: AdHocFunnel.Reach) {
         units += 1
         byDepth[reach.depth] += 1
         for step in reach.times.indices.dropFirst() {

@@ -79,10 +79,48 @@ extension SessionFile {
         _ share: Share, bounds: Bounds, people: PersonLinks?, cohort: Cohort?, keptStrings: Int = Tables.keptStrings,
         into consumer: inout Consumer
     ) throws -> (events: Int, across: [UUID]) {
+        // A consumer that needs only events' classes reads them without events being built; the
+        // cast back cannot fail (the same value), and were it to, the plain read below runs.
+        if var classifying = consumer as? any ClassifyingSessionConsumer {
+            let read = try readClassified(
+                share, bounds: bounds, people: people, cohort: cohort, keptStrings: keptStrings, into: &classifying)
+            if let classified = classifying as? Consumer {
+                consumer = classified
+                return read
+            }
+        }
+        var buffer: [RecordedEvent] = []
+        return try walk(share, bounds: bounds, keptStrings: keptStrings) { reader, tables in
+            try Self.readRecord(
+                &reader, tables: &tables, buffer: &buffer, people: people, cohort: cohort, into: &consumer)
+        }
+    }
+
+    /// ``read(_:bounds:people:cohort:keptStrings:into:)`` for a consumer of classes.
+    private func readClassified<Consumer: ClassifyingSessionConsumer>(
+        _ share: Share, bounds: Bounds, people: PersonLinks?, cohort: Cohort?, keptStrings: Int,
+        into consumer: inout Consumer
+    ) throws -> (events: Int, across: [UUID]) {
+        var buffer: [ClassifiedSession.Event] = []
+        var classes = EventClassMemo()
+        let readsUsers = consumer.readsUsers || cohort?.unit == .user
+        return try walk(share, bounds: bounds, keptStrings: keptStrings) { reader, tables in
+            try Self.readClassifiedRecord(
+                &reader, tables: &tables, classes: &classes, buffer: &buffer, readsUsers: readsUsers, people: people,
+                cohort: cohort, into: &consumer)
+        }
+    }
+
+    /// Each live record of `share` within `bounds` through `record` (which reads its sessions),
+    /// with one thread's tables; the records across a bound are set aside, those outside skipped.
+    @inline(__always)
+    private func walk(
+        _ share: Share, bounds: Bounds, keptStrings: Int,
+        record: (inout SlimReader, inout Tables) throws -> Void
+    ) throws -> (events: Int, across: [UUID]) {
         try stored.withUnsafeBytes { (storedBytes: UnsafeRawBufferPointer) in
             try added.withUnsafeBytes { (addedBytes: UnsafeRawBufferPointer) in
                 var tables = Tables(file: self, stored: storedBytes, keptStrings: keptStrings)
-                var buffer: [RecordedEvent] = []
                 var events = 0
                 var across: [UUID] = []
                 for (bytes, range, skipping) in [
@@ -108,8 +146,7 @@ extension SessionFile {
                         case .inside:
                             events += head.events
                         }
-                        try Self.readRecord(
-                            &reader, tables: &tables, buffer: &buffer, people: people, cohort: cohort, into: &consumer)
+                        try record(&reader, &tables)
                         guard reader.offset == end else {
                             throw SessionFileError.malformed("a record of another length")
                         }
@@ -123,6 +160,71 @@ extension SessionFile {
     /// The largest time a file may hold, in microseconds from 1970 either way (about 36,500 years).
     static let timeLimit: Int64 = 1 << 60
 
+    /// One session's head as stored: its id, the numbers of its user, flow and context, its
+    /// flow's version and how many events follow.
+    struct StoredSession {
+        var sessionID: UUID
+        var user: UInt64
+        var flow: UInt64
+        var version: Int?
+        var context: UInt64
+        var events: Int
+    }
+
+    /// One event as stored, its time and `seq` added up from the deltas.
+    struct StoredEvent {
+        var kind: Int
+        var flow: UInt64
+        var version: Int?
+        var step: UInt64
+        var name: UInt64
+        var time: Int64
+        var seq: Int32
+        var properties: UInt64
+    }
+
+    @inline(__always)
+    private static func sessionHead(_ reader: inout SlimReader) throws -> StoredSession {
+        let sessionID = try reader.uuid()
+        let user = try reader.varint()
+        let flow = try reader.varint()
+        let version = try reader.optional()
+        guard version.map({ Int(Int32.min)...Int(Int32.max) ~= $0 }) ?? true else {
+            throw SessionFileError.malformed("a flow version out of range")
+        }
+        let context = try reader.varint()
+        // An event takes at least 8 bytes (a kind and seven numbers): a count past what is left
+        // is refused before room is made for it.
+        let events = try reader.number(below: (reader.end - reader.offset) / 8 + 1)
+        return StoredSession(
+            sessionID: sessionID, user: user, flow: flow, version: version, context: context, events: events)
+    }
+
+    /// The next event of a session, `time` and `seq` its predecessor's (0 before the first).
+    @inline(__always)
+    private static func event(_ reader: inout SlimReader, time: inout Int64, seq: inout Int64) throws -> StoredEvent {
+        let kind = Int(try reader.byte())
+        guard kind < kinds.count else { throw SessionFileError.malformed("an unknown kind") }
+        let flow = try reader.varint()
+        let version = try reader.optional()
+        let step = try reader.varint()
+        let name = try reader.varint()
+        time &+= try reader.zigzag()
+        seq &+= try reader.zigzag()
+        // What the events table holds (`seq` and versions in 32 bits) and times within 2^60 µs
+        // of 1970: a damaged file that still decodes must not hand the replay a value its
+        // arithmetic overflows on (a file past them is read from the traces).
+        guard time > -Self.timeLimit, time < Self.timeLimit, seq >= Int64(Int32.min), seq <= Int64(Int32.max)
+        else { throw SessionFileError.malformed("a time or seq out of range") }
+        if let version, version < Int(Int32.min) || version > Int(Int32.max) {
+            throw SessionFileError.malformed("a flow version out of range")
+        }
+        let properties = try reader.varint()
+        return StoredEvent(
+            kind: kind, flow: flow, version: version, step: step, name: name, time: time,
+            seq: Int32(truncatingIfNeeded: seq), properties: properties)
+    }
+
     /// One record's sessions (after its id, length, events and times).
     @inline(__always)
     private static func readRecord<Consumer: SessionConsumer>(
@@ -131,51 +233,76 @@ extension SessionFile {
     ) throws {
         let sessions = try reader.number(below: reader.end - reader.offset + 1)
         for _ in 0..<sessions {
-            let sessionID = try reader.uuid()
-            var user = try tables.string(reader.varint()) ?? ""
-            let flow = try tables.string(reader.varint())
-            let version = try reader.optional()
-            guard version.map({ Int(Int32.min)...Int(Int32.max) ~= $0 }) ?? true else {
-                throw SessionFileError.malformed("a flow version out of range")
-            }
-            let context = try tables.object(reader.varint())
-            // An event takes at least 8 bytes (a kind and seven numbers): a count past what is left
-            // is refused before room is made for it.
-            let count = try reader.number(below: (reader.end - reader.offset) / 8 + 1)
+            let head = try Self.sessionHead(&reader)
+            var user = try tables.string(head.user) ?? ""
+            let flow = try tables.string(head.flow)
+            let context = try tables.object(head.context)
             // The last session's array again, when the consumer kept no copy of it: no allocation
             // and no release of an array per session.
             events.removeAll(keepingCapacity: true)
-            events.reserveCapacity(count)
+            events.reserveCapacity(head.events)
             var time: Int64 = 0
             var seq: Int64 = 0
-            for _ in 0..<count {
-                let kindNumber = Int(try reader.byte())
-                guard kindNumber < kinds.count else { throw SessionFileError.malformed("an unknown kind") }
-                let eventFlow = try tables.string(reader.varint())
-                let eventVersion = try reader.optional()
-                let step = try tables.string(reader.varint())
-                let name = try tables.string(reader.varint())
-                time &+= try reader.zigzag()
-                seq &+= try reader.zigzag()
-                // What the events table holds (`seq` and versions in 32 bits) and times within
-                // 2^60 µs of 1970: a damaged file that still decodes must not hand the replay a
-                // value its arithmetic overflows on (a file past them is read from the traces).
-                guard time > -Self.timeLimit, time < Self.timeLimit, seq >= Int64(Int32.min), seq <= Int64(Int32.max)
-                else { throw SessionFileError.malformed("a time or seq out of range") }
-                if let eventVersion, eventVersion < Int(Int32.min) || eventVersion > Int(Int32.max) {
-                    throw SessionFileError.malformed("a flow version out of range")
-                }
-                let properties = try tables.object(reader.varint())
+            for _ in 0..<head.events {
+                let stored = try Self.event(&reader, time: &time, seq: &seq)
                 events.append(
                     RecordedEvent(
-                        kind: kinds[kindNumber], flowID: eventFlow, flowVersion: eventVersion, stepID: step, name: name,
-                        time: time, seq: Int(truncatingIfNeeded: seq), properties: properties))
+                        kind: Self.kinds[stored.kind], flowID: try tables.string(stored.flow),
+                        flowVersion: stored.version,
+                        stepID: try tables.string(stored.step), name: try tables.string(stored.name), time: stored.time,
+                        seq: Int(stored.seq), properties: try tables.object(stored.properties)))
             }
             if let people { user = people.person(of: user) }
             var session = RecordedSession(
-                sessionID: sessionID, userID: user, flowID: flow, flowVersion: version, context: context, events: [])
+                sessionID: head.sessionID, userID: user, flowID: flow, flowVersion: head.version, context: context,
+                events: [])
             swap(&session.events, &events)
-            if cohort?.admits(session) ?? true { try consumer.add(session) }
+            if cohort?.admits(sessionID: session.sessionID, userID: session.userID) ?? true {
+                try consumer.add(session)
+            }
+            swap(&session.events, &events)
+        }
+    }
+
+    /// ``readRecord(_:tables:buffer:people:cohort:into:)`` for a consumer of classes: the same
+    /// numbers checked, the strings and objects it does not need left undecoded.
+    @inline(__always)
+    private static func readClassifiedRecord<Consumer: ClassifyingSessionConsumer>(
+        _ reader: inout SlimReader, tables: inout Tables, classes: inout EventClassMemo,
+        buffer events: inout [ClassifiedSession.Event], readsUsers: Bool, people: PersonLinks?, cohort: Cohort?,
+        into consumer: inout Consumer
+    ) throws {
+        let sessions = try reader.number(below: reader.end - reader.offset + 1)
+        for _ in 0..<sessions {
+            let head = try Self.sessionHead(&reader)
+            try tables.check(string: head.user)
+            try tables.check(string: head.flow)
+            try tables.check(object: head.context)
+            events.removeAll(keepingCapacity: true)
+            events.reserveCapacity(head.events)
+            var time: Int64 = 0
+            var seq: Int64 = 0
+            for _ in 0..<head.events {
+                let stored = try Self.event(&reader, time: &time, seq: &seq)
+                try tables.check(string: stored.flow)
+                let eventClass = try classes.value(
+                    kind: stored.kind, step: stored.step, name: stored.name, properties: stored.properties
+                ) {
+                    consumer.eventClass(
+                        kind: Self.kinds[stored.kind], stepID: try tables.string(stored.step),
+                        name: try tables.string(stored.name), properties: try tables.object(stored.properties))
+                }
+                events.append(ClassifiedSession.Event(time: stored.time, eventClass: eventClass, seq: stored.seq))
+            }
+            var user: String?
+            if readsUsers {
+                user = try tables.string(head.user) ?? ""
+                if let people, let known = user { user = people.person(of: known) }
+            }
+            guard cohort?.admits(sessionID: head.sessionID, userID: user ?? "") ?? true else { continue }
+            var session = ClassifiedSession(sessionID: head.sessionID, userID: user, events: [])
+            swap(&session.events, &events)
+            try consumer.add(classified: session)
             swap(&session.events, &events)
         }
     }
@@ -212,12 +339,26 @@ extension SessionFile {
             objects = Array(repeating: nil, count: storedObjects.count + addedObjects.count + 1)
         }
 
+        /// Throws as ``string(_:)`` would for `number`, without decoding it.
         @inline(__always)
-        mutating func string(_ number: UInt64) throws -> String? {
-            guard number != 0 else { return nil }
+        func check(string number: UInt64) throws {
             guard number <= UInt64(stringCount) else {
                 throw SessionFileError.malformed("a string number out of range")
             }
+        }
+
+        /// Throws as ``object(_:)`` would for an out-of-range `number`, without decoding it.
+        @inline(__always)
+        func check(object number: UInt64) throws {
+            guard number < UInt64(objects.count) else {
+                throw SessionFileError.malformed("an object number out of range")
+            }
+        }
+
+        @inline(__always)
+        mutating func string(_ number: UInt64) throws -> String? {
+            guard number != 0 else { return nil }
+            try check(string: number)
             let index = Int(number)
             let kept = index < strings.count
             if kept, let known = strings[index] { return known }
@@ -235,9 +376,7 @@ extension SessionFile {
         @inline(__always)
         mutating func object(_ number: UInt64) throws -> [String: JSONValue] {
             guard number != 0 else { return [:] }
-            guard number < UInt64(objects.count) else {
-                throw SessionFileError.malformed("an object number out of range")
-            }
+            try check(object: number)
             let index = Int(number)
             if let known = objects[index] { return known }
             let object: [String: JSONValue]
