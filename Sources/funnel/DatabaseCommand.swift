@@ -14,6 +14,7 @@ struct DatabaseCommand: AsyncParsableCommand {
 
     struct Start: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "start",
             abstract: "Create the cluster if needed and start it; prints its URL.")
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var output: OutputOptions
@@ -27,7 +28,7 @@ struct DatabaseCommand: AsyncParsableCommand {
     }
 
     struct Stop: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Stop the cluster's server.")
+        static let configuration = CommandConfiguration(commandName: "stop", abstract: "Stop the cluster's server.")
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var output: OutputOptions
 
@@ -41,6 +42,7 @@ struct DatabaseCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Say whether the cluster exists and runs; exits 3 when it is not running.")
         @OptionGroup var database: DatabaseOptions
         @OptionGroup var output: OutputOptions

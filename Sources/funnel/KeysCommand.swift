@@ -16,6 +16,7 @@ struct KeysCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a key and print it (the only time it is shown).")
 
         @Argument(help: "What the key is for, e.g. \"ios-app production\".")
@@ -42,7 +43,8 @@ struct KeysCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the keys, revoked ones included.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the keys, revoked ones included.")
 
         @OptionGroup var schema: SchemaOptions
         @OptionGroup var database: DatabaseOptions
@@ -73,6 +75,7 @@ struct KeysCommand: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke a key by id, prefix or the key itself; requests with it get 401 within 5 seconds.")
 
         @Argument(

@@ -26,6 +26,7 @@ struct ShardsCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a shard: migrate it and record it.",
             discussion: """
                 While no shard holds events yet, the 64 buckets are spread evenly over all shards. \
@@ -57,7 +58,8 @@ struct ShardsCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the shards and their buckets.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the shards and their buckets.")
 
         @OptionGroup var schema: SchemaOptions
         @OptionGroup var database: DatabaseOptions
@@ -73,6 +75,7 @@ struct ShardsCommand: AsyncParsableCommand {
 
     struct Remove: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "remove",
             abstract: "Remove a shard that holds no events; its buckets go to the other shards.")
 
         @Argument(help: "The shard's URL, as it was added.")
@@ -94,6 +97,7 @@ struct ShardsCommand: AsyncParsableCommand {
 
     struct Move: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "move",
             abstract: "Move one bucket's sessions to another shard.",
             discussion: """
                 Copies the bucket's events and sessions to the target, checks that the target holds \

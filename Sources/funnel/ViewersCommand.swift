@@ -17,6 +17,7 @@ struct ViewersCommand: AsyncParsableCommand {
 
     struct Create: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Create a viewer and print its secret (the only time it is shown).")
 
         @Argument(help: "The name the viewer signs in with, e.g. \"ana\" (no colon).")
@@ -44,7 +45,8 @@ struct ViewersCommand: AsyncParsableCommand {
     }
 
     struct List: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the viewers, revoked ones included.")
+        static let configuration = CommandConfiguration(
+            commandName: "list", abstract: "List the viewers, revoked ones included.")
 
         @OptionGroup var schema: SchemaOptions
         @OptionGroup var database: DatabaseOptions
@@ -76,6 +78,7 @@ struct ViewersCommand: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke a viewer by name; the dashboard refuses it within a minute.")
 
         @Argument(help: "The viewer's name, as `funnel viewers list` shows it.")
