@@ -15,6 +15,7 @@ import Testing
         Date(timeIntervalSince1970: 1_767_225_600),  // 2026-01-01T00:00:00Z
         Date(timeIntervalSince1970: 1_767_225_600.999),  // a fraction of a second: whole seconds are sent
         Date(timeIntervalSince1970: 1_785_000_123.5),
+        Date(timeIntervalSince1970: 1_785_000_123.999_999),  // just short of the next second
         Date(timeIntervalSince1970: 4_102_444_800),  // 2100-01-01
         Date(timeIntervalSince1970: 253_402_300_799),  // 9999-12-31T23:59:59Z
     ]
