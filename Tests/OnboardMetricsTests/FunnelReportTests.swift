@@ -215,6 +215,76 @@ import Testing
         #expect(report.otherFlowSessions == 1)
     }
 
+    /// A session file's read hands the flow funnel each event's class, never the event: with
+    /// events of other flows, of no flow, of unknown steps, after the window, ties and contexts
+    /// that change which steps apply, per session and per user, broken down or not, the report
+    /// equals the one from the decoded sessions (by variant it reads decoded sessions).
+    @Test func aSessionFileReadCountsAsTheDecodedSessions() throws {
+        var random = SessionTraceTests.Random(state: 71)
+        let kinds: [EventKind] = [
+            .stepViewed, .stepViewed, .stepCompleted, .stepSkipped, .stepBack, .flowCompleted, .flowAbandoned, .custom,
+        ]
+        let steps: [String?] = ["welcome", "health", "consent", "done", "elsewhere", nil]
+        let flows: [String?] = ["study", "study", "study", "other", nil]
+        let contexts: [[String: JSONValue]] = [
+            [:], ["healthDataAvailable": .bool(true), "platform": .string("ios")],
+            ["healthDataAvailable": .bool(false), "platform": .string("android")],
+        ]
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        var all: [RecordedSession] = []
+        for trace in 0..<300 {
+            let sessions = (0..<Int(random.next() % 2 + 1)).map { part in
+                let start = Self.t0 + Int64(random.next() % 40) * 86_400_000_000
+                var time = start
+                var events = (0..<Int(random.next() % 14)).map { index in
+                    if random.next() % 3 != 0 { time += Int64(random.next() % 20 * 3_600) * 1_000_000 }
+                    let kind = kinds[Int(random.next() % UInt64(kinds.count))]
+                    let exposure: [String: JSONValue] =
+                        kind == .custom ? ["variant": .string(random.next() % 2 == 0 ? "a" : "b")] : [:]
+                    return RecordedEvent(
+                        kind: kind == .custom && random.next() % 2 == 0 ? .experimentExposure : kind,
+                        flowID: flows[Int(random.next() % UInt64(flows.count))], flowVersion: 1,
+                        stepID: steps[Int(random.next() % UInt64(steps.count))], name: kind == .custom ? "exp" : nil,
+                        time: time, seq: index + 1, properties: exposure)
+                }
+                if events.isEmpty || random.next() % 4 == 0 {
+                    events.insert(RecordedEvent(kind: .sessionStarted, flowID: "study", time: start, seq: 0), at: 0)
+                }
+                return RecordedSession(
+                    sessionID: SessionFileTests.id(trace * 10 + part), userID: "u\(random.next() % 50)",
+                    flowID: random.next() % 6 == 0 ? "other" : "study", flowVersion: 1,
+                    context: contexts[Int(random.next() % UInt64(contexts.count))], events: events)
+            }
+            all += sessions
+            _ = try file.put(
+                SessionFileTests.id(trace), sessions: sessions, events: sessions.reduce(0) { $0 + $1.events.count },
+                irregular: false, firstEventID: SessionFileTests.id(0),
+                lastEventID: SessionFileTests.id(0, milliseconds: 1_700_000_000_005))
+        }
+        for unit in [FunnelOptions.Unit.session, .user] {
+            for breakdown in [nil, "platform", "variant:exp"] {
+                var options = Self.options
+                options.unit = unit
+                options.breakdown = breakdown
+                options.window = 3 * 86_400
+                let aggregator = FunnelAggregator(flow: Self.flow, options: options, now: Date())
+                #expect(aggregator.readsClasses == (breakdown != "variant:exp"))
+                let expected = try aggregator.report(of: all)
+                var merged = aggregator
+                for share in try file.shares(3) {
+                    var part = aggregator
+                    _ = try file.read(
+                        share, bounds: .init(since: nil, until: nil), people: nil, cohort: nil, into: &part)
+                    merged.merge(part)
+                }
+                #expect(expected.groups.reduce(0) { $0 + $1.totals.started } > (unit == .session ? 100 : 40))
+                #expect(expected.groups.contains { $0.totals.completed > 0 })
+                #expect(expected.otherFlowSessions > 0)
+                #expect(merged.report() == expected, "\(unit) \(breakdown ?? "no breakdown")")
+            }
+        }
+    }
+
     @Test func jsonKeysAreStableSnakeCase() throws {
         let report = try FunnelAggregator(flow: Self.flow, options: Self.options, now: Date()).report(of: [
             Self.completeRun(1, context: [:])

@@ -16,12 +16,15 @@ import Testing
 
     /// Takes classes, recording each session; a session file must never build its events.
     struct Classes: ClassifyingSessionConsumer {
+        var readsClasses = true
         var readsUsers: Bool
         var sessions: [ClassifiedSession] = []
         var built = 0
 
-        func eventClass(kind: EventKind, stepID: String?, name: String?, properties: [String: JSONValue]) -> UInt64 {
-            SessionFileTests.eventClass(kind: kind, stepID: stepID, name: name, properties: properties)
+        func eventClass(
+            kind: EventKind, flowID: String?, stepID: String?, name: String?, properties: [String: JSONValue]
+        ) -> UInt64 {
+            SessionFileTests.eventClass(kind: kind, flowID: flowID, stepID: stepID, name: name, properties: properties)
         }
 
         mutating func add(classified session: ClassifiedSession) throws { sessions.append(session) }
@@ -30,21 +33,30 @@ import Testing
 
     /// A class that changes with every byte of the values it is made of (FNV-1a over them).
     static func eventClass(
-        kind: EventKind, stepID: String?, name: String?, properties: [String: JSONValue]
+        kind: EventKind, flowID: String?, stepID: String?, name: String?, properties: [String: JSONValue]
     ) -> UInt64 {
-        let members = properties.map { "\(Array($0.key.utf8))=\($0.value)" }.sorted()
         let text =
-            "\(kind.rawValue)|\(stepID.map { Array($0.utf8) } ?? [])|\(name.map { Array($0.utf8) } ?? [])|\(members)"
+            "\(kind.rawValue)|\(bytes(flowID))|\(bytes(stepID))|\(bytes(name))|\(members(properties))"
         return text.utf8.reduce(0xCBF2_9CE4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 
-    /// What a consumer of classes should get for `sessions`: each event's time, class and seq.
+    static func bytes(_ text: String?) -> [UInt8] { text.map { Array($0.utf8) } ?? [] }
+
+    static func members(_ object: [String: JSONValue]) -> [String] {
+        object.map { "\(Array($0.key.utf8))=\($0.value)" }.sorted()
+    }
+
+    /// What a consumer of classes should get for `sessions`: each session's id, user, flow,
+    /// version and context, each event's time, class and seq.
     static func classified(_ sessions: [RecordedSession], users: Bool) -> [String] {
         sessions.map { session in
             let events = session.events.map {
-                "\($0.time)/\(eventClass(kind: $0.kind, stepID: $0.stepID, name: $0.name, properties: $0.properties))/\($0.seq)"
+                let eventClass = eventClass(
+                    kind: $0.kind, flowID: $0.flowID, stepID: $0.stepID, name: $0.name, properties: $0.properties)
+                return "\($0.time)/\(eventClass)/\($0.seq)"
             }
-            return "\(session.sessionID) \(users ? Array(session.userID.utf8) : []) \(events)"
+            return
+                "\(session.sessionID) \(users ? bytes(session.userID) : []) \(bytes(session.flowID)) \(session.flowVersion ?? -1) \(members(session.context)) \(events)"
         }.sorted()
     }
 
@@ -52,7 +64,8 @@ import Testing
     static func classified(_ sessions: [ClassifiedSession]) -> [String] {
         sessions.map { session in
             let events = session.events.map { "\($0.time)/\($0.eventClass)/\($0.seq)" }
-            return "\(session.sessionID) \(session.userID.map { Array($0.utf8) } ?? []) \(events)"
+            return
+                "\(session.sessionID) \(bytes(session.userID)) \(bytes(session.flowID)) \(session.flowVersion ?? -1) \(members(session.context)) \(events)"
         }.sorted()
     }
 
@@ -219,6 +232,12 @@ import Testing
                                 into: &consumer)
                             #expect(consumer.built == 0)
                             classes += consumer.sessions
+                            // One that does not take classes as it was set up gets decoded sessions.
+                            var declining = Classes(readsClasses: false, readsUsers: readsUsers)
+                            _ = try loaded.read(
+                                share, bounds: .init(since: nil, until: nil), people: links, cohort: cohort,
+                                into: &declining)
+                            #expect(declining.sessions.isEmpty && declining.built == collected.sessions.count)
                         }
                         let users = readsUsers || cohort?.unit == .user
                         #expect(!classes.isEmpty)

@@ -3,10 +3,13 @@ import OnboardMetricsReader
 import OnboardMetricsSDK
 
 /// An event's class is the set of steps it matches, so a session file's read builds no events for
-/// an ad-hoc funnel: each distinct kind, step, name and properties is matched once per thread.
+/// an ad-hoc funnel: each distinct kind, step, name and properties is matched once per thread (the flow is not
+/// looked at).
 extension AdHocFunnelAggregator: ClassifyingSessionConsumer {
+    package var readsClasses: Bool { true }
+
     package func eventClass(
-        kind: EventKind, stepID: String?, name: String?, properties: [String: JSONValue]
+        kind: EventKind, flowID: String?, stepID: String?, name: String?, properties: [String: JSONValue]
     ) -> UInt64 {
         funnel.matcher.mask(kind: kind, stepID: stepID, name: name, properties: properties)
     }

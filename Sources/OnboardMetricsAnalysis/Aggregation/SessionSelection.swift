@@ -17,12 +17,17 @@ struct SessionSelection: Sendable {
 
     /// Whether `session` is counted; notes a session of another flow.
     mutating func accepts(_ session: RecordedSession) -> Bool {
-        guard session.flowID == flowID else {
+        accepts(flowID: session.flowID, startTime: session.startTime)
+    }
+
+    /// ``accepts(_:)`` for a session of this flow that started at `startTime`.
+    mutating func accepts(flowID: String?, startTime: Int64) -> Bool {
+        guard flowID == self.flowID else {
             otherFlowSessions += 1
             return false
         }
-        if let since, session.startTime < since { return false }
-        if let until, session.startTime >= until { return false }
+        if let since, startTime < since { return false }
+        if let until, startTime >= until { return false }
         return true
     }
 }

@@ -49,49 +49,91 @@ struct FunnelReplay: Sendable {
         _ session: RecordedSession, into state: inout FunnelUnitState, lastViewTime: inout [Int64?],
         memo: inout EligibilityMemo
     ) {
+        // By index: iterating copied each event (retaining its strings), a fifth of a warm
+        // report's time from memory.
+        let events = session.events
+        replay(
+            start: session.startTime, context: session.context, breakdown: breakdownValue(session),
+            events: events.count, time: { events[$0].time },
+            eventClass: { eventClass(kind: events[$0].kind, flowID: events[$0].flowID, stepID: events[$0].stepID) },
+            into: &state, lastViewTime: &lastViewTime, memo: &memo)
+    }
+
+    /// ``replay(_:into:lastViewTime:memo:)`` of a session whose events come as classes (a session
+    /// file's read): the breakdown must not be by variant, which needs the events themselves.
+    func replay(
+        classified session: ClassifiedSession, into state: inout FunnelUnitState, lastViewTime: inout [Int64?],
+        memo: inout EligibilityMemo
+    ) {
+        let events = session.events
+        replay(
+            start: session.startTime, context: session.context, breakdown: breakdownValue(context: session.context),
+            events: events.count, time: { events[$0].time }, eventClass: { events[$0].eventClass },
+            into: &state, lastViewTime: &lastViewTime, memo: &memo)
+    }
+
+    /// What the replay needs of an event: 0 for one that only counts as activity (another
+    /// flow's, or of a kind or step the funnel does not count), else its kind's code (1 viewed,
+    /// 2 completed, 3 skipped, 4 flow completed, 5 flow abandoned) above the step's index.
+    @inline(__always)
+    func eventClass(kind: EventKind, flowID: String?, stepID: String?) -> UInt64 {
+        if let flowID, flowID != flow.id { return 0 }
+        let code: UInt64
+        switch kind {
+        case .stepViewed: code = 1
+        case .stepCompleted: code = 2
+        case .stepSkipped: code = 3
+        case .flowCompleted: return 4 << 32
+        case .flowAbandoned: return 5 << 32
+        default: return 0
+        }
+        guard let index = stepIndex(stepID) else { return 0 }
+        return code << 32 | UInt64(index)
+    }
+
+    /// The replay itself, over `events` events given by their times and classes (``eventClass(kind:flowID:stepID:)``).
+    @inline(__always)
+    private func replay(
+        start: Int64, context: [String: JSONValue], breakdown: String?, events: Int, time: (Int) -> Int64,
+        eventClass: (Int) -> UInt64, into state: inout FunnelUnitState, lastViewTime: inout [Int64?],
+        memo: inout EligibilityMemo
+    ) {
         state.reset()
         for index in lastViewTime.indices { lastViewTime[index] = nil }
-        let start = session.startTime
         state.start = start
-        state.breakdown = breakdownValue(session)
-        // By index, here and over the events: iterating copied each step and event (retaining
-        // their strings), a fifth of a warm report's time from memory.
-        memo.evaluate(conditions, anyCondition: anyCondition, on: session.context, into: &state.eligible)
+        state.breakdown = breakdown
+        memo.evaluate(conditions, anyCondition: anyCondition, on: context, into: &state.eligible)
         var lastActivity = start
         var finished = false
         var abandoned = false
-        let events = session.events
-        for position in events.indices {
-            let time = events[position].time
+        for position in 0..<events {
+            let time = time(position)
             guard time <= start + window else { break }
             lastActivity = time
-            if let flowID = events[position].flowID, flowID != flow.id { continue }
-            let kind = events[position].kind
-            switch kind {
-            case .stepViewed:
-                guard let index = stepIndex(events[position].stepID) else { continue }
+            let eventClass = eventClass(position)
+            let index = Int(truncatingIfNeeded: eventClass & 0xFFFF_FFFF)
+            switch eventClass >> 32 {
+            case 1:
                 if !state.viewed[index] {
                     state.viewed[index] = true
                     state.microsecondsFromStart[index] = time - start
                 }
                 lastViewTime[index] = time
                 state.lastStep = index
-            case .stepCompleted, .stepSkipped:
-                guard let index = stepIndex(events[position].stepID), let viewedAt = lastViewTime[index] else {
-                    continue
-                }
+            case 2, 3:
+                guard let viewedAt = lastViewTime[index] else { continue }
                 if state.microsecondsOnStep[index] == FunnelUnitState.none {
                     state.microsecondsOnStep[index] = time - viewedAt
                 }
-                if kind == .stepCompleted {
+                if eventClass >> 32 == 2 {
                     state.completed[index] = true
                     state.skipped[index] = false
                 } else if !state.completed[index] {
                     state.skipped[index] = true
                 }
-            case .flowCompleted:
+            case 4:
                 finished = true
-            case .flowAbandoned:
+            case 5:
                 abandoned = true
             default:
                 continue
@@ -114,12 +156,20 @@ struct FunnelReplay: Sendable {
         return stepIDs.firstIndex(of: stepID)
     }
 
+    /// Whether the breakdown needs a session's events (its experiment variant), not only its context.
+    var breaksDownByEvents: Bool { breakdown?.hasPrefix("variant:") ?? false }
+
     private func breakdownValue(_ session: RecordedSession) -> String? {
         guard let breakdown else { return nil }
         if breakdown.hasPrefix("variant:") {
             return session.variant(of: String(breakdown.dropFirst("variant:".count))) ?? "(not exposed)"
         }
+        return breakdownValue(context: session.context)
+    }
+
+    private func breakdownValue(context: [String: JSONValue]) -> String? {
+        guard let breakdown, !breaksDownByEvents else { return nil }
         let key = breakdown.hasPrefix("context.") ? String(breakdown.dropFirst("context.".count)) : breakdown
-        return JSONValue.label(session.context[key])
+        return JSONValue.label(context[key])
     }
 }

@@ -81,7 +81,7 @@ extension SessionFile {
     ) throws -> (events: Int, across: [UUID]) {
         // A consumer that needs only events' classes reads them without events being built; the
         // cast back cannot fail (the same value), and were it to, the plain read below runs.
-        if var classifying = consumer as? any ClassifyingSessionConsumer {
+        if var classifying = consumer as? any ClassifyingSessionConsumer, classifying.readsClasses {
             let read = try readClassified(
                 share, bounds: bounds, people: people, cohort: cohort, keptStrings: keptStrings, into: &classifying)
             if let classified = classifying as? Consumer {
@@ -276,20 +276,21 @@ extension SessionFile {
         for _ in 0..<sessions {
             let head = try Self.sessionHead(&reader)
             try tables.check(string: head.user)
-            try tables.check(string: head.flow)
-            try tables.check(object: head.context)
+            let flow = try tables.string(head.flow)
+            let context = try tables.object(head.context)
             events.removeAll(keepingCapacity: true)
             events.reserveCapacity(head.events)
             var time: Int64 = 0
             var seq: Int64 = 0
             for _ in 0..<head.events {
                 let stored = try Self.event(&reader, time: &time, seq: &seq)
-                try tables.check(string: stored.flow)
                 let eventClass = try classes.value(
-                    kind: stored.kind, step: stored.step, name: stored.name, properties: stored.properties
+                    kind: stored.kind, flow: stored.flow, step: stored.step, name: stored.name,
+                    properties: stored.properties
                 ) {
                     consumer.eventClass(
-                        kind: Self.kinds[stored.kind], stepID: try tables.string(stored.step),
+                        kind: Self.kinds[stored.kind], flowID: try tables.string(stored.flow),
+                        stepID: try tables.string(stored.step),
                         name: try tables.string(stored.name), properties: try tables.object(stored.properties))
                 }
                 events.append(ClassifiedSession.Event(time: stored.time, eventClass: eventClass, seq: stored.seq))
@@ -300,7 +301,9 @@ extension SessionFile {
                 if let people, let known = user { user = people.person(of: known) }
             }
             guard cohort?.admits(sessionID: head.sessionID, userID: user ?? "") ?? true else { continue }
-            var session = ClassifiedSession(sessionID: head.sessionID, userID: user, events: [])
+            var session = ClassifiedSession(
+                sessionID: head.sessionID, userID: user, flowID: flow, flowVersion: head.version, context: context,
+                events: [])
             swap(&session.events, &events)
             try consumer.add(classified: session)
             swap(&session.events, &events)
