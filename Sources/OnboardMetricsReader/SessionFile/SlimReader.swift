@@ -48,18 +48,18 @@ struct SlimReader {
         return Int64(bitPattern: value >> 1) ^ -Int64(bitPattern: value & 1)
     }
 
-    mutating func optional() throws -> Int? {
+    @inline(__always) mutating func optional() throws -> Int? {
         let value = try varint()
         guard value != 0 else { return nil }
         let number = Int64(bitPattern: (value - 1) >> 1) ^ -Int64(bitPattern: (value - 1) & 1)
         return Int(number)
     }
 
-    mutating func uuid() throws -> UUID {
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let raw = try bytes(16)
-        withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: raw) }
-        return UUID(uuid: uuid)
+    @inline(__always) mutating func uuid() throws -> UUID {
+        guard end - offset >= 16 else { throw SessionFileError.truncated }
+        defer { offset += 16 }
+        // 16 bytes loaded at once: byte by byte into a tuple was 2 % of a warm report.
+        return UUID(uuid: buffer.loadUnaligned(fromByteOffset: offset, as: uuid_t.self))
     }
 
     /// `count` bytes in place, checked.
