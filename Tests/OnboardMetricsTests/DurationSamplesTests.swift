@@ -39,4 +39,30 @@ import Testing
         #expect(merged[1].seconds == second.seconds)
         #expect(merged[0].seconds == [5, -0.000002, 9_000, 7_000, 0.000003, -4])
     }
+
+    /// The summary selected on the microseconds is the summary of the seconds, bit for bit: for
+    /// every size from none to a few thousand, with ties, in and out of order, with long ones.
+    @Test func theSummaryIsTheSecondsSummary() {
+        var random = SplitMix64(seed: 23)
+        for size in [0, 1, 2, 3, 4, 5, 10, 11, 100, 1_001, 4_000] {
+            for shape in 0..<4 {
+                var samples = DurationSamples()
+                for index in 0..<size {
+                    let value: Int64
+                    switch shape {
+                    case 0: value = Int64.random(in: 0...3_600_000_000, using: &random)
+                    case 1: value = Int64.random(in: 0...5, using: &random) * 1_000_000  // whole seconds, ties
+                    case 2: value = Int64(size - index) * 7_919
+                    default: value = Int64.random(in: -1_000...9_000_000_000, using: &random)  // long ones too
+                    }
+                    samples.append(microseconds: value)
+                }
+                let expected = DurationSummary(samples.seconds)
+                let summary = samples.summary
+                #expect(summary.count == expected.count)
+                #expect(summary.median?.bitPattern == expected.median?.bitPattern, "\(size), shape \(shape)")
+                #expect(summary.p90?.bitPattern == expected.p90?.bitPattern, "\(size), shape \(shape)")
+            }
+        }
+    }
 }

@@ -46,4 +46,13 @@ struct DurationSamples: Sendable, Hashable {
         }
         return seconds
     }
+
+    /// ``DurationSummary/init(_:)`` of ``seconds``, the same values: selected on the
+    /// microseconds (half the bytes, and no conversion of each) when all fit in `short`.
+    var summary: DurationSummary {
+        guard long.isEmpty else { return DurationSummary(seconds) }
+        var work = short
+        let quantiles = Quantiles.quantiles(of: &work, DurationSummary.quantiles) { Double(Int64($0)) / 1_000_000 }
+        return DurationSummary(count: short.count, median: quantiles[0], p90: quantiles[1])
+    }
 }

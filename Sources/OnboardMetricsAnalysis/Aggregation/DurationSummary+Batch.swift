@@ -9,10 +9,10 @@ extension DurationSummary {
     static func summaries(_ samples: [DurationSamples]) -> [DurationSummary] {
         let total = samples.reduce(0) { $0 + $1.count }
         // Below this many durations a thread costs more than it saves.
-        guard samples.count > 1, total >= 50_000 else { return samples.map { DurationSummary($0.seconds) } }
+        guard samples.count > 1, total >= 50_000 else { return samples.map(\.summary) }
         let results = NIOLockedValueBox([DurationSummary?](repeating: nil, count: samples.count))
         DispatchQueue.concurrentPerform(iterations: samples.count) { index in
-            let summary = DurationSummary(samples[index].seconds)
+            let summary = samples[index].summary
             results.withLockedValue { $0[index] = summary }
         }
         return results.withLockedValue { $0.map { $0 ?? DurationSummary([]) } }

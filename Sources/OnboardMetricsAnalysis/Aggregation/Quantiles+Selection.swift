@@ -8,15 +8,25 @@ extension Quantiles {
     /// 10M events, after the read has ended; sorting them was about a second of a 13.5 s report
     /// in which nothing else ran (BENCHMARKS.md, issue 16).
     public static func quantiles(_ values: [Double], _ qs: [Double]) -> [Double?] {
-        guard !values.isEmpty else { return qs.map { _ in nil } }
-        let last = values.count - 1
+        var work = values
+        return quantiles(of: &work, qs) { $0 }
+    }
+
+    /// ``quantiles(_:_:)`` of `work`'s values mapped by `value`, selected on `work` itself (in
+    /// place): `value` must not decrease (then the mapped values' order statistics are the
+    /// order statistics' mapped values), so durations are selected as their 4-byte integers and
+    /// only the few selected become seconds.
+    static func quantiles<Value: Comparable>(
+        of work: inout [Value], _ qs: [Double], value: (Value) -> Double
+    ) -> [Double?] {
+        guard !work.isEmpty else { return qs.map { _ in nil } }
+        let last = work.count - 1
         func lower(_ q: Double) -> Int { max(0, min(last, Int((q * Double(last)).rounded(.down)))) }
         var ranks = Set<Int>()
         for q in qs {
             ranks.insert(lower(q))
             ranks.insert(min(lower(q) + 1, last))
         }
-        var work = values
         work.withUnsafeMutableBufferPointer { buffer in
             // Once rank r is in place, everything after it is at least as large: the next rank is
             // selected from there on.
@@ -38,7 +48,7 @@ extension Quantiles {
             let position = q * Double(last)
             let low = lower(q)
             let high = min(low + 1, last)
-            return work[low] + (work[high] - work[low]) * (position - Double(low))
+            return value(work[low]) + (value(work[high]) - value(work[low])) * (position - Double(low))
         }
     }
 
@@ -46,7 +56,9 @@ extension Quantiles {
     /// ones before it and the larger after it. Partitions stop being tried after a budget of
     /// about three times log2 of the count, and the rest is sorted: a sample made to defeat the
     /// median-of-three pivot costs no more than a sort.
-    private static func select(_ k: Int, in buffer: UnsafeMutableBufferPointer<Double>, from start: Int) {
+    private static func select<Value: Comparable>(
+        _ k: Int, in buffer: UnsafeMutableBufferPointer<Value>, from start: Int
+    ) {
         var low = start
         var high = buffer.count - 1
         var budget = 3 * (Int.bitWidth - buffer.count.leadingZeroBitCount) + 8

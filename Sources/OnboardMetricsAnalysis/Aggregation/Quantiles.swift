@@ -25,11 +25,20 @@ public struct DurationSummary: Sendable, Hashable, Codable {
     /// The 90th percentile, `nil` when there are none.
     public var p90: Double?
 
+    /// The quantiles a summary reports.
+    static let quantiles = [0.5, 0.9]
+
     /// Summarizes durations in seconds.
     public init(_ seconds: [Double]) {
-        let quantiles = Quantiles.quantiles(seconds, [0.5, 0.9])
+        let quantiles = Quantiles.quantiles(seconds, Self.quantiles)
         count = seconds.count
         median = quantiles[0]
         p90 = quantiles[1]
+    }
+
+    init(count: Int, median: Double?, p90: Double?) {
+        self.count = count
+        self.median = median
+        self.p90 = p90
     }
 }
