@@ -1,5 +1,7 @@
 import Foundation
 import OnboardMetrics
+import OnboardMetricsSDK
+import OnboardMetricsStatistics
 import Testing
 
 @testable import OnboardMetricsPostgres
@@ -33,6 +35,26 @@ import Testing
                 #expect(row?["ours"].string != nil)
             }
         }
+    }
+
+    /// The floor is made by arithmetic; it must be the second of the ISO text the reader sent
+    /// before (`ISO8601DateFormatter`, which rounds to the millisecond first): 20,000 dates,
+    /// fractions near a millisecond's tie and near the next second among them.
+    @Test func theFloorIsTheSecondOfTheISOText() {
+        let formatter = ISO8601DateFormatter()
+        var random = SplitMix64(seed: 41)
+        let fractions = [0, 0.0005, 0.4995, 0.5, 0.9994999, 0.9995, 0.99951, 0.999_999]
+        var differ = 0
+        for index in 0..<20_000 {
+            let second = Double(Int64.random(in: 0...4_102_444_800, using: &random))
+            let fraction =
+                index % 2 == 0 ? fractions[index / 2 % fractions.count] : Double.random(in: 0..<1, using: &random)
+            let date = Date(timeIntervalSince1970: second + fraction)
+            let sent = formatter.date(from: formatter.string(from: date)) ?? date
+            let expected = UInt64(sent.timeIntervalSince1970.rounded(.down) * 1000)
+            if SessionReader.boundFloor(date).leadingMilliseconds != expected { differ += 1 }
+        }
+        #expect(differ == 0)
     }
 
     @Test func theBucketConditionIsTheSchemasBucketFunction() async throws {
