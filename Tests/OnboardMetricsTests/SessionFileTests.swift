@@ -268,6 +268,27 @@ import Testing
         #expect(loaded.isChanged)
     }
 
+    /// A new file is always worth writing; a loaded one once what was added and set aside comes
+    /// to 2 % of its records' bytes (below that, the next report reads those traces again).
+    @Test func aFewChangesAreNotWorthWritingTheFileAgain() throws {
+        var file = SessionFile(closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        for trace in 0..<400 { try Self.put(&file, trace: trace) }
+        file.mark(watermark: 3, database: "d")
+        #expect(file.isWorthWriting)
+        let url = Self.temporaryFile()
+        defer { try? FileManager.default.removeItem(at: url) }
+        try file.write(to: url)
+        var loaded = try SessionFile(contentsOf: url, closeAfter: 1_800_000_000, closeFinishedAfter: nil)
+        #expect(!loaded.isWorthWriting)
+        // One trace of 400 replaced, one removed: a quarter of a percent.
+        try Self.put(&loaded, trace: 7)
+        loaded.remove(Self.id(8))
+        #expect(loaded.isChanged && !loaded.isWorthWriting)
+        // Twelve more: past 2 %.
+        for trace in 400..<412 { try Self.put(&loaded, trace: trace) }
+        #expect(loaded.isWorthWriting)
+    }
+
     /// A time past what the replay's arithmetic may take (as a damaged file could hold) is an
     /// error while reading, not a value handed on.
     @Test func aTimeOutOfRangeIsRefused() throws {

@@ -87,7 +87,7 @@ public struct SessionFileStore: Sendable {
                 into: &file, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter, on: connection,
                 maximumEvents: Self.maximumEvents) != nil
         else { return nil }
-        if file.isChanged {
+        if file.isWorthWriting {
             do {
                 try FileManager.default.createDirectory(
                     at: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
