@@ -46,6 +46,8 @@ python="$venv/bin/python"
 source scripts/bench/setup.sh
 source scripts/bench/dashboard.sh
 best() { printf '%s\n' "$@" | sort -g | head -1; }
+# Milliseconds matter at ClickHouse's 0.04 s: the reports' own times to three decimals.
+since3() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 steps="welcome,modules,consent,account"
 # Starts `funnel dashboard` on database URL $1 (kept sessions up to 100M events) and signs in,
@@ -119,11 +121,11 @@ measure() {
         start=$(now)
         "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --until "$report_end" \
             --format json --quiet > "$work/steps-$run.json"
-        steps_s+=("$(since "$start")")
+        steps_s+=("$(since3 "$start")")
         start=$(now)
         "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
             --format json --quiet > "$work/flow-$run.json"
-        flow_s+=("$(since "$start")")
+        flow_s+=("$(since3 "$start")")
     done
     local steps_cold="${steps_s[0]}" flow_cold="${flow_s[0]}"
     steps_s=("${steps_s[@]:1}")
@@ -148,7 +150,7 @@ measure() {
     start=$(now)
     "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
         --format json --quiet --read-connections 1 > "$work/flow-one.json"
-    flow_one="$(since "$start")"
+    flow_one="$(since3 "$start")"
     cmp -s "$work/flow-one.json" "$work/flow-1.json" || { echo "$label: --flow differs on one connection" >&2; exit 1; }
     echo "$label: peak memory (max RSS) --steps $(( steps_kb / 1024 )) MB, --flow $(( flow_kb / 1024 )) MB; --flow on one connection $flow_one s (same JSON)" >&2
     cmp -s "$work/steps-events.json" "$work/steps-1.json" || { echo "$label: --steps differs between traces and events" >&2; exit 1; }
@@ -166,11 +168,11 @@ measure() {
     start=$(now)
     "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --until "$report_end" \
         --format json --quiet --session-files off > "$work/steps-traces.json"
-    local steps_traces; steps_traces="$(since "$start")"
+    local steps_traces; steps_traces="$(since3 "$start")"
     start=$(now)
     "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
         --format json --quiet --session-files off > "$work/flow-traces.json"
-    local flow_traces; flow_traces="$(since "$start")"
+    local flow_traces; flow_traces="$(since3 "$start")"
     cmp -s "$work/steps-traces.json" "$work/steps-1.json" || { echo "$label: --steps differs between the file and the traces" >&2; exit 1; }
     cmp -s "$work/flow-traces.json" "$work/flow-1.json" || { echo "$label: --flow differs between the file and the traces" >&2; exit 1; }
     echo "$label: from the traces (--session-files off): --steps $steps_traces s, --flow $flow_traces s (same JSON)" >&2
@@ -246,26 +248,26 @@ printf '\n%10s %9s %9s %9s %9s %9s %9s %9s %10s %9s %6s\n' events "ch cold" "ch 
 for line in "${results[@]}"; do
     read -r rows cold warm sb sm fb fm copy agree _ <<< "$line"
     awk -v n="$rows" -v c="$cold" -v w="$warm" -v sb="$sb" -v sm="$sm" -v fb="$fb" -v cp="$copy" -v g="$agree" \
-        'BEGIN { printf "%10d %9.3f %9.3f %9.2f %8.1fx %9.2f %8.1fx %9.2f %9.1fx %9.2f %6s\n", n, c, w, sb, sb / w, fb, fb / w, cp, cp / w, sm, g }'
+        'BEGIN { printf "%10d %9.3f %9.3f %9.3f %8.1fx %9.3f %8.1fx %9.2f %9.1fx %9.3f %6s\n", n, c, w, sb, sb / w, fb, fb / w, cp, cp / w, sm, g }'
 done
 printf '\n%10s %11s %8s %11s %8s %13s %8s %13s %8s\n' events "steps cold" "x ch" "flow cold" "x ch" "steps events" "x ch" "flow events" "x ch"
 for line in "${results[@]}"; do
     read -r rows cold warm sb sm fb fm copy agree sc fc se fe <<< "$line"
     awk -v n="$rows" -v w="$warm" -v sc="$sc" -v fc="$fc" -v se="$se" -v fe="$fe" \
-        'BEGIN { printf "%10d %11.2f %7.1fx %11.2f %7.1fx %13.2f %7.1fx %13.2f %7.1fx\n", n, sc, sc / w, fc, fc / w, se, se / w, fe, fe / w }'
+        'BEGIN { printf "%10d %11.3f %7.1fx %11.3f %7.1fx %13.2f %7.1fx %13.2f %7.1fx\n", n, sc, sc / w, fc, fc / w, se, se / w, fe, fe / w }'
 done
 printf '\n%10s %13s %8s %12s %8s\n' events "steps traces" "x ch" "flow traces" "x ch"
 for line in "${results[@]}"; do
     read -r rows cold warm sb sm fb fm copy agree sc fc se fe smem fmem fone dsc dfc dsb dfb dmb st ft <<< "$line"
     awk -v n="$rows" -v w="$warm" -v st="$st" -v ft="$ft" \
-        'BEGIN { printf "%10d %13.2f %7.1fx %12.2f %7.1fx\n", n, st, st / w, ft, ft / w }'
+        'BEGIN { printf "%10d %13.3f %7.1fx %12.3f %7.1fx\n", n, st, st / w, ft, ft / w }'
 done
 echo "(traces: one warm report with --session-files off, every session trace read from PostgreSQL)"
 printf '\n%10s %14s %13s %15s %8s\n' events "steps peak MB" "flow peak MB" "flow 1 conn s" "x ch"
 for line in "${results[@]}"; do
     read -r rows cold warm sb sm fb fm copy agree sc fc se fe smem fmem fone <<< "$line"
     awk -v n="$rows" -v w="$warm" -v sm="$smem" -v fm="$fmem" -v fo="$fone" \
-        'BEGIN { printf "%10d %14d %13d %15.2f %7.1fx\n", n, sm, fm, fo, fo / w }'
+        'BEGIN { printf "%10d %14d %13d %15.3f %7.1fx\n", n, sm, fm, fo, fo / w }'
 done
 printf '\n%10s %16s %8s %15s %8s %12s %8s %11s %8s %8s\n' events "dash steps warm" "x ch" "dash flow warm" "x ch" "steps first" "x ch" "flow first" "x ch" "peak MB"
 for line in "${results[@]}"; do
