@@ -121,6 +121,7 @@ extension SessionFile {
         try stored.withUnsafeBytes { (storedBytes: UnsafeRawBufferPointer) in
             try added.withUnsafeBytes { (addedBytes: UnsafeRawBufferPointer) in
                 var tables = Tables(file: self, stored: storedBytes, keptStrings: keptStrings)
+                let changedFilter = IDFilter(changed)
                 var events = 0
                 var across: [UUID] = []
                 for (bytes, range, skipping) in [
@@ -131,7 +132,7 @@ extension SessionFile {
                     while !reader.isAtEnd {
                         let head = try Self.recordHead(&reader)
                         let end = head.end
-                        if skipping, !changed.isEmpty, changed.contains(head.sessionID) {
+                        if skipping, changedFilter.mayContain(head.sessionID), changed.contains(head.sessionID) {
                             reader.offset = end
                             continue
                         }
