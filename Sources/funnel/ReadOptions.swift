@@ -50,8 +50,9 @@ struct ReadOptions: ParsableArguments {
             "The folder where reports keep the sessions between runs, or off.",
             discussion: "A report reads the sessions from a compact file there (about 16 bytes an event), after "
                 + "bringing it up to date from the session traces written and removed since it was written, instead "
-                + "of reading every trace from PostgreSQL; it writes the file back when something changed (the first "
-                + "report writes it whole, and costs more than reading the traces). Used with a single server and "
+                + "of reading every trace from PostgreSQL; it writes the file back once the changes come to 2 % of it "
+                + "(until then each report reads those few traces again; the first report writes it whole, and "
+                + "costs more than reading the traces). Used with a single server and "
                 + "--source auto or traces; with --since/--until the sessions with events on both sides of a bound "
                 + "are read from their traces, and a report with --since does not write a file that is not there. "
                 + "The results are the same. The files hold user ids and properties: the folder is made readable by "
