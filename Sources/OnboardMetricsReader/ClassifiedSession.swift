@@ -5,7 +5,7 @@ import OnboardMetricsSDK
 /// the session, and its events' times, `seq`s and classes in (time, seq) order.
 package struct ClassifiedSession: Sendable {
     /// One event: 24 bytes, no references.
-    package struct Event: Sendable, Hashable {
+    package struct Event: Sendable {
         /// Skew-corrected time, microseconds since 1970 (``RecordedEvent/time``).
         package var time: Int64
         /// ``ClassifyingSessionConsumer/eventClass(kind:flowID:stepID:name:properties:)`` of the event.

@@ -16,6 +16,7 @@ extension AdHocFunnelAggregator: ClassifyingSessionConsumer {
 
     package var readsUsers: Bool { funnel.unit == .user }
 
+    /// The user is there whenever ``readsUsers`` says (per user).
     package mutating func add(classified session: ClassifiedSession) {
         compact.removeAll(keepingCapacity: true)
         for event in session.events where funnel.keeps(mask: event.eventClass) {

@@ -39,6 +39,7 @@ public struct AdHocFunnelAggregator: Sendable {
         users[userID] = held
     }
 
+    /// Counts one unit's reach: its depth and the step-to-step durations of its chain.
     mutating func count(_ reach: AdHocFunnel.Reach) {
         units += 1
         byDepth[reach.depth] += 1

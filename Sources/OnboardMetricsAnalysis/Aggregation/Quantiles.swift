@@ -36,6 +36,7 @@ public struct DurationSummary: Sendable, Hashable, Codable {
         p90 = quantiles[1]
     }
 
+    /// A summary of quantiles found elsewhere (``DurationSamples/summary``).
     init(count: Int, median: Double?, p90: Double?) {
         self.count = count
         self.median = median

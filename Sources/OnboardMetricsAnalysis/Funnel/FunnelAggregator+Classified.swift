@@ -16,6 +16,8 @@ extension FunnelAggregator: ClassifyingSessionConsumer {
         replay.eventClass(kind: kind, flowID: flowID, stepID: stepID)
     }
 
+    /// Only while ``readsClasses`` (a read hands a variant breakdown decoded sessions); the user
+    /// is there whenever ``readsUsers`` says (per user).
     package mutating func add(classified session: ClassifiedSession) {
         guard selection.accepts(flowID: session.flowID, startTime: session.startTime) else { return }
         replay.replay(classified: session, into: &scratch, lastViewTime: &viewTimes, memo: &memo)

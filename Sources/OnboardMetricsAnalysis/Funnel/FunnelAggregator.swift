@@ -74,7 +74,7 @@ public struct FunnelAggregator: Sendable {
         }
     }
 
-    mutating func count(_ state: FunnelUnitState) {
+    private mutating func count(_ state: FunnelUnitState) {
         // In place: one lookup, and the group's arrays are not copied.
         Self.count(
             state, steps: flow.steps.count,

@@ -4,7 +4,8 @@
 /// distinct values costs time, never memory or a wrong class).
 struct EventClassMemo {
     private struct Slot {
-        /// The kind's number plus one: 0 marks a slot never filled.
+        /// The kind's number plus one: 0 marks a slot never filled. The others are the event's
+        /// values' numbers in the file's tables, then the class they were given.
         var kind: UInt64 = 0
         var flow: UInt64 = 0
         var step: UInt64 = 0

@@ -184,6 +184,7 @@ extension SessionFile {
         var properties: UInt64
     }
 
+    /// The next session's head, its flow version and event count checked.
     @inline(__always)
     private static func sessionHead(_ reader: inout SlimReader) throws -> StoredSession {
         let sessionID = try reader.uuid()

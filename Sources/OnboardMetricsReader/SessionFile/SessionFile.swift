@@ -112,10 +112,17 @@ struct SessionFile: Sendable {
         self.closeFinishedAfter = closeFinishedAfter
     }
 
-    /// Whether the file must be written: a trace was read or removed since it was loaded, or it
-    /// was read whole. With nothing new the watermark it holds still holds (nothing was written
-    /// from it on), so a report that finds nothing new writes nothing.
+    /// Whether anything changed since the file was loaded: a trace was read or removed, or it was
+    /// read whole (``isWorthWriting`` says whether to write it). With nothing new the watermark it
+    /// holds still holds (nothing was written from it on), so a report that finds nothing new
+    /// writes nothing.
     var isChanged: Bool { touched || (loadedWatermark == nil && watermark != nil) }
+
+    /// The watermark the file had when it was read from disk (nil for a file made here).
+    var loadedWatermark: UInt64?
+    /// Whether a trace was read or removed since the file was loaded (`changed` stays empty for a
+    /// file of no records).
+    private var touched = false
 
     /// Whether the changes read since the file was loaded are worth writing it again for: a new
     /// file always; else once the records added and set aside come to 2 % of the stored ones'
@@ -128,10 +135,6 @@ struct SessionFile: Sendable {
         guard loadedWatermark != nil, !storedRecords.isEmpty else { return true }
         return (added.count + 64 * changed.count) * 50 >= storedRecords.count
     }
-    var loadedWatermark: UInt64?
-    /// Whether a trace was read or removed since the file was loaded (`changed` stays empty for a
-    /// file of no records).
-    private var touched = false
 
     /// The events and their ids' extremes over the live records: exact for a file as loaded; while
     /// it is brought up to date the removed records' share is still counted (the extremes are then
@@ -240,6 +243,11 @@ extension SessionFile {
     /// inserts), where the 1,500 sessions read brought back a few hundred user ids.
     static let numberedStored = 4_096
 
+    /// How many duplicated strings and objects a file may gather past twice those of its last
+    /// whole build before ``wasteful`` says to build it again (it was ``numberedStored``'s old
+    /// 65,536; lowering that must not make small files rebuild sooner).
+    static let wasteAllowed = 65_536
+
     /// The lookups of the first stored strings and objects, once a trace is to be written: a
     /// report that finds nothing new never builds them. Strings are told apart by their bytes
     /// (`==` holds canonically equivalent text equal, and a report must give back the bytes it
@@ -311,7 +319,7 @@ extension SessionFile {
     /// again.
     var wasteful: Bool {
         let entries = storedStrings.count + addedStrings.count + storedObjects.count + addedObjects.count
-        return entries > 2 * builtEntries + Self.numberedStored
+        return entries > 2 * builtEntries + Self.wasteAllowed
     }
 
     /// What a record says before its sessions.
