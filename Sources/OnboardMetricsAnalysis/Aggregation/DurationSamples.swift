@@ -52,7 +52,8 @@ struct DurationSamples: Sendable, Hashable {
     var summary: DurationSummary {
         guard long.isEmpty else { return DurationSummary(seconds) }
         var work = short
-        let quantiles = Quantiles.quantiles(of: &work, DurationSummary.quantiles) { Double(Int64($0)) / 1_000_000 }
-        return DurationSummary(count: short.count, median: quantiles[0], p90: quantiles[1])
+        return DurationSummary(
+            count: short.count,
+            quantiles: Quantiles.quantiles(of: &work, DurationSummary.quantiles) { Double(Int64($0)) / 1_000_000 })
     }
 }

@@ -30,16 +30,13 @@ public struct DurationSummary: Sendable, Hashable, Codable {
 
     /// Summarizes durations in seconds.
     public init(_ seconds: [Double]) {
-        let quantiles = Quantiles.quantiles(seconds, Self.quantiles)
-        count = seconds.count
-        median = quantiles[0]
-        p90 = quantiles[1]
+        self.init(count: seconds.count, quantiles: Quantiles.quantiles(seconds, Self.quantiles))
     }
 
-    /// A summary of quantiles found elsewhere (``DurationSamples/summary``).
-    init(count: Int, median: Double?, p90: Double?) {
+    /// A summary of `count` durations from their ``quantiles``, in that order.
+    init(count: Int, quantiles: [Double?]) {
         self.count = count
-        self.median = median
-        self.p90 = p90
+        median = quantiles[0]
+        p90 = quantiles[1]
     }
 }

@@ -22,7 +22,7 @@ extension FunnelAggregator: ClassifyingSessionConsumer {
         guard selection.accepts(flowID: session.flowID, startTime: session.startTime) else { return }
         replay.replay(classified: session, into: &scratch, lastViewTime: &viewTimes, memo: &memo)
         switch options.unit {
-        case .session: countScratch()
+        case .session: Self.count(scratch, steps: flow.steps.count, groups: &groups)
         case .user: users.merge(scratch, user: session.userID ?? "", scratch: &merged)
         }
     }

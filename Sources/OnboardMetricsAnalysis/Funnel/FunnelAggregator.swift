@@ -69,24 +69,17 @@ public struct FunnelAggregator: Sendable {
         // One state and one buffer serve every session.
         replay.replay(session, into: &scratch, lastViewTime: &viewTimes, memo: &memo)
         switch options.unit {
-        case .session: countScratch()
+        case .session: Self.count(scratch, steps: flow.steps.count, groups: &groups)
         case .user: users.merge(scratch, user: session.userID, scratch: &merged)
         }
     }
 
-    private mutating func count(_ state: FunnelUnitState) {
-        // In place: one lookup, and the group's arrays are not copied.
-        Self.count(
-            state, steps: flow.steps.count,
-            into: &groups[state.breakdown ?? "", default: GroupCounts(stepCount: flow.steps.count)])
-    }
-
-    /// ``count(_:)`` of ``scratch``, read where it is: passed to a mutating method it was copied
-    /// (retaining and releasing each of its arrays, a tenth of a warm flow report from a file).
-    mutating func countScratch() {
-        Self.count(
-            scratch, steps: flow.steps.count,
-            into: &groups[scratch.breakdown ?? "", default: GroupCounts(stepCount: flow.steps.count)])
+    /// Counts `state` into its breakdown's group of `groups`, in place: one lookup, and the
+    /// group's arrays are not copied. Static, so that ``scratch`` is read where it is: passed to a
+    /// mutating method it was copied (each of its arrays retained and released, a tenth of a
+    /// warm flow report from a file).
+    static func count(_ state: FunnelUnitState, steps: Int, groups: inout [String: GroupCounts]) {
+        count(state, steps: steps, into: &groups[state.breakdown ?? "", default: GroupCounts(stepCount: steps)])
     }
 
     private static func count(_ state: FunnelUnitState, steps: Int, into group: inout GroupCounts) {
@@ -127,7 +120,7 @@ public struct FunnelAggregator: Sendable {
 
     public mutating func report() -> FunnelReport {
         if options.unit == .user {
-            users.takeAll().forEach { count($1) }
+            users.takeAll().forEach { Self.count($1, steps: flow.steps.count, groups: &groups) }
         }
         let keys = groups.keys.sorted()
         let reportGroups = keys.compactMap { key -> FunnelReport.Group? in

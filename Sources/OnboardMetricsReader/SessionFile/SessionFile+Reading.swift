@@ -190,10 +190,7 @@ extension SessionFile {
         let sessionID = try reader.uuid()
         let user = try reader.varint()
         let flow = try reader.varint()
-        let version = try reader.optional()
-        guard version.map({ Int(Int32.min)...Int(Int32.max) ~= $0 }) ?? true else {
-            throw SessionFileError.malformed("a flow version out of range")
-        }
+        let version = try Self.version(&reader)
         let context = try reader.varint()
         // An event takes at least 8 bytes (a kind and seven numbers): a count past what is left
         // is refused before room is made for it.
@@ -202,13 +199,23 @@ extension SessionFile {
             sessionID: sessionID, user: user, flow: flow, version: version, context: context, events: events)
     }
 
+    /// A flow version, within the 32 bits the events table holds.
+    @inline(__always)
+    private static func version(_ reader: inout SlimReader) throws -> Int? {
+        let version = try reader.optional()
+        guard version.map({ Int(Int32.min)...Int(Int32.max) ~= $0 }) ?? true else {
+            throw SessionFileError.malformed("a flow version out of range")
+        }
+        return version
+    }
+
     /// The next event of a session, `time` and `seq` its predecessor's (0 before the first).
     @inline(__always)
     private static func event(_ reader: inout SlimReader, time: inout Int64, seq: inout Int64) throws -> StoredEvent {
         let kind = Int(try reader.byte())
         guard kind < kinds.count else { throw SessionFileError.malformed("an unknown kind") }
         let flow = try reader.varint()
-        let version = try reader.optional()
+        let version = try Self.version(&reader)
         let step = try reader.varint()
         let name = try reader.varint()
         time &+= try reader.zigzag()
@@ -218,9 +225,6 @@ extension SessionFile {
         // arithmetic overflows on (a file past them is read from the traces).
         guard time > -Self.timeLimit, time < Self.timeLimit, seq >= Int64(Int32.min), seq <= Int64(Int32.max)
         else { throw SessionFileError.malformed("a time or seq out of range") }
-        if let version, version < Int(Int32.min) || version > Int(Int32.max) {
-            throw SessionFileError.malformed("a flow version out of range")
-        }
         let properties = try reader.varint()
         return StoredEvent(
             kind: kind, flow: flow, version: version, step: step, name: name, time: time,
@@ -259,9 +263,7 @@ extension SessionFile {
                 sessionID: head.sessionID, userID: user, flowID: flow, flowVersion: head.version, context: context,
                 events: [])
             swap(&session.events, &events)
-            if cohort?.admits(sessionID: session.sessionID, userID: session.userID) ?? true {
-                try consumer.add(session)
-            }
+            if cohort?.admits(session) ?? true { try consumer.add(session) }
             swap(&session.events, &events)
         }
     }
