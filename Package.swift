@@ -65,8 +65,7 @@ let package = Package(
         .target(
             name: "OnboardMetricsPostgres",
             dependencies: [
-                "CPostgres",
-                .product(name: "NIOPosix", package: "swift-nio"),
+                "CPostgres"
             ]
         ),
         // Wire formats read by both the collector and ingest: the native batch, Segment's and
