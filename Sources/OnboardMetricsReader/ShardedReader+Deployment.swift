@@ -37,9 +37,9 @@ extension ShardedReader {
             defer { connection.close() }
             return try CitusPlacements.load(on: connection).flatMap { $0.workers.isEmpty ? nil : $0 }
         }
-        let (topology, estimate, links, cohort) = try await BlockingIO.run {
+        let (topology, estimate, links, cohort, spare) = try await BlockingIO.run {
+            () throws -> (ShardTopology, Double, PersonLinks?, Cohort?, SpareConnection?) in
             let connection = try PostgresConnection(configuration: configuration)
-            defer { connection.close() }
             // Cohorts are kept on the coordinator, with the flows and keys.
             let cohort = try cohortName.map { try CohortStore().load($0, on: connection) }
             // Links are read (non-nil) when units are people, or the cohort's members are.
@@ -47,8 +47,13 @@ extension ShardedReader {
             let topology = try ShardCatalog().loadIfMigrated(on: connection)
             guard topology.isSharded else {
                 try links?.load(on: connection)
-                return (topology, try EventStore().estimatedCount(on: connection), links, cohort)
+                let estimate = try EventStore().estimatedCount(on: connection)
+                // Left open for the read: the session file's refresh or the first source.
+                return (
+                    topology, estimate, links, cohort, SpareConnection(connection, configuration: configuration)
+                )
             }
+            connection.close()
             var estimate = 0.0
             for shard in topology.shards {
                 let shardConnection = try PostgresConnection(configuration: shard.configuration)
@@ -57,7 +62,7 @@ extension ShardedReader {
                 // A person's links may sit on any shard (each with its session's events).
                 try links?.load(on: shardConnection)
             }
-            return (topology, estimate, links, cohort)
+            return (topology, estimate, links, cohort, nil)
         }
         var reader = reader
         var resolved = links
@@ -72,7 +77,10 @@ extension ShardedReader {
             }
             ?? ShardedReader(
                 reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: perSource)
-        return Deployment(reader: sharded, estimatedEvents: estimate, people: resolved, cohort: cohort)
+        var ready = sharded
+        // Citus workers are read on connections of their own: the coordinator's is not wanted.
+        if placements == nil { ready.spare = spare }
+        return Deployment(reader: ready, estimatedEvents: estimate, people: resolved, cohort: cohort)
     }
 
     /// The connections a single server is read on by default: one per core of this machine, at

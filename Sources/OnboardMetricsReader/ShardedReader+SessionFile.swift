@@ -23,10 +23,12 @@ extension ShardedReader {
         let parts = sources.count
         let closeAfter = DurationText.microseconds(reader.closeAfter)
         let closeFinishedAfter = reader.closeFinishedAfter.map { DurationText.microseconds($0) }
+        let spare = spare
         guard
             let (file, url) = try await BlockingIO.run({
                 try store.refreshed(
-                    configuration: configuration, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
+                    configuration: configuration, connection: spare?.take(for: configuration),
+                    closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
                     buildIfMissing: reader.since == nil, parts: parts)
             }), file.irregular.isEmpty
         else { return nil }

@@ -39,6 +39,9 @@ public struct ShardedReader: Sendable {
     /// brought up to date, when it can serve this reader (one server, the traces), else from
     /// PostgreSQL. `nil`: never.
     public var sessionFiles: SessionFileStore?
+    /// A connection the deployment's set-up left open for the read's first use (see
+    /// ``SpareConnection``).
+    package var spare: SpareConnection?
 
     /// A reader of these sources.
     public init(reader: SessionReader, sources: [Source]) {
@@ -122,6 +125,7 @@ public struct ShardedReader: Sendable {
     ) async throws -> [Consumer] {
         let sources = sources
         let reader = reader
+        let spare = spare
         if let cache, sources.allSatisfy({ $0.configuration == cache.configuration && $0.tables == nil }),
             Self.coversEveryBucketOnce(sources),
             let snapshot = try await BlockingIO.run({ try cache.snapshot(for: reader) })
@@ -142,7 +146,9 @@ public struct ShardedReader: Sendable {
                         var sourceReader = reader
                         sourceReader.buckets = source.buckets
                         sourceReader.tables = source.tables
-                        let connection = try PostgresConnection(configuration: source.configuration)
+                        let connection =
+                            try spare?.take(for: source.configuration)
+                            ?? PostgresConnection(configuration: source.configuration)
                         defer { connection.close() }
                         try sourceReader.read(on: connection) { read in
                             // Under the lock: progress is told by one thread at a time.

@@ -38,19 +38,22 @@ public struct SessionFileStore: Sendable {
     /// The file for one database and grouping, brought up to date; nil when the report must read
     /// PostgreSQL (a database without traces, a role that may only read, a folder others may
     /// write, no file yet and `buildIfMissing` false); with where it is kept.
-    /// - Parameter parts: the connections the traces' catch-up may use.
+    /// - Parameters:
+    ///   - connection: an open connection to `configuration`'s server to use (and close), if any.
+    ///   - parts: the connections the traces' catch-up may use.
     /// - Throws: `PostgresError` for a failed connection, catch-up or read.
     func refreshed(
-        configuration: PostgresConfiguration, closeAfter: Int64, closeFinishedAfter: Int64?, buildIfMissing: Bool,
-        parts: Int
+        configuration: PostgresConfiguration, connection opened: PostgresConnection? = nil, closeAfter: Int64,
+        closeFinishedAfter: Int64?, buildIfMissing: Bool, parts: Int
     ) throws -> (file: SessionFile, url: URL)? {
+        defer { opened?.close() }
         do {
             try checkFolder()
         } catch {
             warn("\(error); reports read PostgreSQL")
             return nil
         }
-        let connection = try PostgresConnection(configuration: configuration)
+        let connection = try opened ?? PostgresConnection(configuration: configuration)
         defer { connection.close() }
         guard try TraceBuilder().catchUpIfWritable(on: connection, parts: parts) else { return nil }
         guard
