@@ -44,8 +44,9 @@ import Testing
     /// every size from none to a few thousand, with ties, in and out of order, with long ones.
     @Test func theSummaryIsTheSecondsSummary() {
         var random = SplitMix64(seed: 23)
-        for size in [0, 1, 2, 3, 4, 5, 10, 11, 100, 1_001, 4_000] {
-            for shape in 0..<4 {
+        // From 8,192 durations the summary counts rather than selects: sizes on both sides.
+        for size in [0, 1, 2, 3, 4, 5, 10, 11, 100, 1_001, 4_000, 8_191, 8_192, 8_193, 30_001, 100_000] {
+            for shape in 0..<6 {
                 var samples = DurationSamples()
                 for index in 0..<size {
                     let value: Int64
@@ -53,6 +54,8 @@ import Testing
                     case 0: value = Int64.random(in: 0...3_600_000_000, using: &random)
                     case 1: value = Int64.random(in: 0...5, using: &random) * 1_000_000  // whole seconds, ties
                     case 2: value = Int64(size - index) * 7_919
+                    case 4: value = Int64.random(in: 0..<65_536, using: &random)  // all in one group of the counts
+                    case 5: value = Int64.random(in: 0...2, using: &random) * 65_536 + 65_535  // groups' edges
                     default: value = Int64.random(in: -1_000...9_000_000_000, using: &random)  // long ones too
                     }
                     samples.append(microseconds: value)

@@ -51,9 +51,10 @@ struct DurationSamples: Sendable, Hashable {
     /// microseconds (half the bytes, and no conversion of each) when all fit in `short`.
     var summary: DurationSummary {
         guard long.isEmpty else { return DurationSummary(seconds) }
-        var work = short
         return DurationSummary(
             count: short.count,
-            quantiles: Quantiles.quantiles(of: &work, DurationSummary.quantiles) { Double(Int64($0)) / 1_000_000 })
+            quantiles: Quantiles.quantiles(ofUInt32: short, DurationSummary.quantiles) {
+                Double(Int64($0)) / 1_000_000
+            })
     }
 }
