@@ -324,14 +324,18 @@ extension SessionFile {
         private let storedObjects: [Int]
         private let addedObjects: [[String: JSONValue]]
         private let stringCount: Int
-        /// How many strings a thread keeps decoded: 4 MB of slots.
+        private let objectCount: Int
+        private let keptStringCount: Int
+        /// How many strings a thread keeps decoded: 4 MB of slots at most.
         static let keptStrings = 1 << 18
         /// Decoded so far, by number (0 is never asked for here): the first ``keptStrings`` only
         /// (flows, steps, names come first); past them are user ids, each used by a session or
         /// two, decoded at each use (a slot for every string in each share was 27 MB of a first
         /// report's peak at 10.6M events; decoding every one at each use cost 10 % of a warm one).
-        private var strings: [String?]
-        private var objects: [[String: JSONValue]?]
+        /// Both grow to the largest number asked so far: a funnel of classes asks only the first
+        /// few strings, and making every slot up front was 1.5 % of a warm report.
+        private var strings: [String?] = []
+        private var objects: [[String: JSONValue]?] = []
 
         init(file: SessionFile, stored: UnsafeRawBufferPointer, keptStrings: Int) {
             self.stored = stored
@@ -340,10 +344,18 @@ extension SessionFile {
             storedObjects = file.storedObjects
             addedObjects = file.addedObjects
             stringCount = storedStrings.count + addedStrings.count
-            strings = Array(repeating: nil, count: min(stringCount, max(0, keptStrings)) + 1)
+            keptStringCount = min(stringCount, max(0, keptStrings)) + 1
             // Every object kept: a replay remembers step conditions per context object
             // (`EligibilityMemo`), which needs each session of a context to share its storage.
-            objects = Array(repeating: nil, count: storedObjects.count + addedObjects.count + 1)
+            objectCount = storedObjects.count + addedObjects.count + 1
+        }
+
+        /// `slots` made at least `index + 1` long (and at most `limit`), by doubling.
+        @inline(__always)
+        private static func grow<Element>(_ slots: inout [Element?], to index: Int, limit: Int) {
+            guard index >= slots.count, index < limit else { return }
+            let count = min(limit, max(index + 1, 2 * slots.count, 64))
+            slots.append(contentsOf: repeatElement(nil, count: count - slots.count))
         }
 
         /// Throws as ``string(_:)`` would for `number`, without decoding it.
@@ -357,7 +369,7 @@ extension SessionFile {
         /// Throws as ``object(_:)`` would for an out-of-range `number`, without decoding it.
         @inline(__always)
         func check(object number: UInt64) throws {
-            guard number < UInt64(objects.count) else {
+            guard number < UInt64(objectCount) else {
                 throw SessionFileError.malformed("an object number out of range")
             }
         }
@@ -367,6 +379,7 @@ extension SessionFile {
             guard number != 0 else { return nil }
             try check(string: number)
             let index = Int(number)
+            Self.grow(&strings, to: index, limit: keptStringCount)
             let kept = index < strings.count
             if kept, let known = strings[index] { return known }
             let text: String
@@ -385,6 +398,7 @@ extension SessionFile {
             guard number != 0 else { return [:] }
             try check(object: number)
             let index = Int(number)
+            Self.grow(&objects, to: index, limit: objectCount)
             if let known = objects[index] { return known }
             let object: [String: JSONValue]
             if index <= storedObjects.count {
