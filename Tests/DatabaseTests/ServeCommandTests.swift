@@ -283,7 +283,10 @@ import Testing
                 }
             }
         }
+        // Load on both sides of the kill: at least 1.5 s, and until a batch was answered (a machine
+        // busy with the other suites may take longer), at most 20 s.
         try await Task.sleep(for: .milliseconds(1_500))
+        try await acknowledged.waitForMore(than: 0, seconds: 20)
         let beforeKill = await acknowledged.count
         await fixture.server.stop(signal: SIGKILL)
         let (server, url) = try await FunnelProcess.serve(
@@ -291,6 +294,7 @@ import Testing
         fixture.server = server
         endpoint.withLock { $0 = url }
         try await Task.sleep(for: .milliseconds(1_500))
+        try await acknowledged.waitForMore(than: beforeKill, seconds: 20)
         running.withLock { $0 = false }
         for client in clients { _ = await client.value }
         let stopped = await server.stop(signal: SIGTERM)
@@ -347,5 +351,12 @@ import Testing
         private(set) var ids: Set<UUID> = []
         var count: Int { ids.count }
         func add(_ more: [UUID]) { ids.formUnion(more) }
+
+        /// Returns once more than `count` are acknowledged, or after `seconds`.
+        func waitForMore(than count: Int, seconds: Int) async throws {
+            for _ in 0..<(seconds * 20) where ids.count <= count {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+        }
     }
 }
