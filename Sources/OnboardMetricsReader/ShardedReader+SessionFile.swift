@@ -25,7 +25,7 @@ extension ShardedReader {
         let closeFinishedAfter = reader.closeFinishedAfter.map { DurationText.microseconds($0) }
         let spare = spare
         guard
-            let (file, url) = try await BlockingIO.run({
+            let (file, url, pendingConnection) = try await BlockingIO.run({
                 try store.refreshed(
                     configuration: configuration, connection: spare?.take(for: configuration),
                     closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
@@ -38,7 +38,26 @@ extension ShardedReader {
         let cohort = reader.cohort
         do {
             let shares = try file.shares(parts)
+            let deferred = Set(file.deferred)
+            let watermark = file.watermark
             let results = try await withThrowingTaskGroup(of: (Int, Consumer, Int).self) { group in
+                // The traces the refresh left unread, read beside the file's shares into a
+                // consumer of their own (their records in the file are skipped as changed).
+                if !deferred.isEmpty, let watermark {
+                    group.addTask {
+                        try await BlockingIO.run {
+                            var consumer = try make()
+                            let connection =
+                                try pendingConnection?.take(for: configuration)
+                                ?? PostgresConnection(configuration: configuration)
+                            defer { connection.close() }
+                            let read = try TraceReader(reader: reader).read(
+                                sessions: deferred, writtenFrom: watermark, on: connection
+                            ) { try consumer.add($0) }
+                            return (shares.count, consumer, read)
+                        }
+                    }
+                }
                 for (index, share) in shares.enumerated() {
                     group.addTask {
                         var consumer = try make()

@@ -137,6 +137,65 @@ import Testing
     /// A report with `--since` does not write a file that is not there (it would read every
     /// trace); one with `--until` alone does, and then `--since` uses it. A folder that others
     /// may write is not used.
+    /// A few traces written since the file's watermark are left unread by its refresh (the file
+    /// is not written) and read beside it from PostgreSQL: the reads still equal the events'.
+    @Test func aFewNewTracesAreReadBesideTheFile() async throws {
+        let configuration = try await TestDatabase.migrated("session_files_deferred")
+        let sessions = try SessionCacheTests.sessions(203, seed: 17)
+        try await SessionCacheTests.write(sessions.prefix(200).flatMap { $0 }, to: configuration)
+        let store = SessionFileStore(directory: try Self.folder())
+        let flowURL = TestDatabase.packageRoot.appendingPathComponent("examples/flows/health-study.json")
+        let flow = try FlowDefinition.decode(from: Data(contentsOf: flowURL))
+        let now = (sessions.flatMap { $0 }.map(\.occurredAt).max() ?? Date()).addingTimeInterval(86_400)
+        try await Self.compare(configuration, store: store, flow: flow, now: now, step: "every trace")
+        let reader = SessionReader()
+        let closeAfter = DurationText.microseconds(reader.closeAfter)
+        let closeFinishedAfter = reader.closeFinishedAfter.map { DurationText.microseconds($0) }
+        // The file's watermark is the cluster's oldest running transaction when it was read: other
+        // suites' transactions can hold it below the traces just built, which then count as
+        // written since. Wait until it has passed them, and bring the file up to it.
+        for _ in 0..<600 {
+            let passed = try await TestDatabase.withConnection(configuration) { connection in
+                try connection.query(
+                    """
+                    SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT max(written_by) FROM session_traces)
+                    """
+                ).first?[0].bool ?? false
+            }
+            if passed { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        _ = try await BlockingIO.run {
+            try store.refreshed(
+                configuration: configuration, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
+                buildIfMissing: true, parts: 1)
+        }
+        // One new session and one with an event more: about 1 % of the file.
+        var later = sessions[200]
+        later.append(contentsOf: sessions[201].prefix(1))
+        try await SessionCacheTests.write(later, to: configuration)
+        let refreshed = try await BlockingIO.run {
+            try store.refreshed(
+                configuration: configuration, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
+                buildIfMissing: true, parts: 1)
+        }
+        #expect(Set(refreshed?.file.deferred ?? []) == Set(later.map(\.sessionID)))
+        #expect(refreshed?.connection != nil, "the refresh's connection is handed on for the traces")
+        #expect(refreshed?.file.isWorthWriting == false)
+        try await Self.compare(configuration, store: store, flow: flow, now: now, step: "two traces left unread")
+        // Past 2 % the traces are read into the file again (and it is written).
+        try await SessionCacheTests.write(sessions[202], to: configuration)
+        try await SessionCacheTests.write(
+            try SessionCacheTests.sessions(8, seed: 18).flatMap { $0 }, to: configuration)
+        let more = try await BlockingIO.run {
+            try store.refreshed(
+                configuration: configuration, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
+                buildIfMissing: true, parts: 1)
+        }
+        #expect(more?.file.deferred.isEmpty == true)
+        try await Self.compare(configuration, store: store, flow: flow, now: now, step: "read into the file")
+    }
+
     @Test func whichReadsWriteAFileAndWhichFoldersAreUsed() async throws {
         let configuration = try await TestDatabase.migrated("session_files_bounds")
         let events = try SessionCacheTests.sessions(40, seed: 13).flatMap { $0 }

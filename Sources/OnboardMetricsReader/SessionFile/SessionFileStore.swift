@@ -37,7 +37,8 @@ public struct SessionFileStore: Sendable {
 
     /// The file for one database and grouping, brought up to date; nil when the report must read
     /// PostgreSQL (a database without traces, a role that may only read, a folder others may
-    /// write, no file yet and `buildIfMissing` false); with where it is kept.
+    /// write, no file yet and `buildIfMissing` false); with where it is kept, and — when it left
+    /// traces for the report to read (``SessionFile/deferred``) — the connection to read them on.
     /// - Parameters:
     ///   - connection: an open connection to `configuration`'s server to use (and close), if any.
     ///   - parts: the connections the traces' catch-up may use.
@@ -45,8 +46,10 @@ public struct SessionFileStore: Sendable {
     func refreshed(
         configuration: PostgresConfiguration, connection opened: PostgresConnection? = nil, closeAfter: Int64,
         closeFinishedAfter: Int64?, buildIfMissing: Bool, parts: Int
-    ) throws -> (file: SessionFile, url: URL)? {
-        defer { opened?.close() }
+    ) throws -> (file: SessionFile, url: URL, connection: SpareConnection?)? {
+        // Closed on the way out unless handed on to the report.
+        var handedOn = false
+        defer { if !handedOn { opened?.close() } }
         do {
             try checkFolder()
         } catch {
@@ -54,7 +57,7 @@ public struct SessionFileStore: Sendable {
             return nil
         }
         let connection = try opened ?? PostgresConnection(configuration: configuration)
-        defer { connection.close() }
+        defer { if !handedOn { connection.close() } }
         guard try TraceBuilder().catchUpIfWritable(on: connection, parts: parts) else { return nil }
         guard
             let identity = try connection.query(
@@ -107,7 +110,9 @@ public struct SessionFileStore: Sendable {
             }
         }
         file.forgetNumbering()
-        return (file, url)
+        guard !file.deferred.isEmpty else { return (file, url, nil) }
+        handedOn = true
+        return (file, url, SpareConnection(connection, configuration: configuration))
     }
 
     /// The most events a file keeps (about 4 GB of it, built in memory): past them reports read

@@ -25,10 +25,18 @@ protocol TraceKeeper {
     mutating func mark(watermark: UInt64, database: String)
     /// Told, before a first read, how many events the traces hold (to make room once).
     mutating func expect(events: Int)
+    /// Whether to leave unread the `traces` traces, of `events` events, written since the
+    /// watermark: the caller then reads them from PostgreSQL itself (``deferRead(of:)``).
+    func defers(traces: Int, events: Int) -> Bool
+    /// Leaves these traces, written since the watermark, unread: what was kept for them is
+    /// forgotten, and the caller reads them.
+    mutating func deferRead(of sessionIDs: [UUID])
 }
 
 extension TraceKeeper {
     mutating func expect(events: Int) {}
+    func defers(traces: Int, events: Int) -> Bool { false }
+    mutating func deferRead(of sessionIDs: [UUID]) {}
 }
 
 /// Reads what was written to the traces since a keeper's watermark (the traces already caught up).
@@ -81,6 +89,26 @@ enum TraceChanges {
                         throw PostgresError(.invalidValue, "a trace_removals row lacks its session")
                     }
                     keeper.remove(sessionID)
+                }
+                // A few traces are cheaper read straight into the report than kept first (the
+                // keeper decides on their count and events). An irregular one is always read: the
+                // keeper must know it.
+                var pending: [UUID] = []
+                var events = 0
+                var irregular = false
+                for row in try connection.query(
+                    "SELECT session_id, irregular, event_count FROM session_traces\(filter)")
+                {
+                    guard let sessionID = row[0].uuid, let isIrregular = row[1].bool, let count = row[2].int else {
+                        throw PostgresError(.invalidValue, "a session_traces row lacks a column")
+                    }
+                    pending.append(sessionID)
+                    events += count
+                    irregular = irregular || isIrregular
+                }
+                if !irregular, keeper.defers(traces: pending.count, events: events) {
+                    keeper.deferRead(of: pending)
+                    return []
                 }
             } else {
                 // A first read over the limit is known before it: reading up to the limit and
