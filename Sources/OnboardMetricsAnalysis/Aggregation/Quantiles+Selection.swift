@@ -20,18 +20,12 @@ extension Quantiles {
         of work: inout [Value], _ qs: [Double], value: (Value) -> Double
     ) -> [Double?] {
         guard !work.isEmpty else { return qs.map { _ in nil } }
-        let last = work.count - 1
-        func lower(_ q: Double) -> Int { max(0, min(last, Int((q * Double(last)).rounded(.down)))) }
-        var ranks = Set<Int>()
-        for q in qs {
-            ranks.insert(lower(q))
-            ranks.insert(min(lower(q) + 1, last))
-        }
+        let ranks = type7Ranks(qs, count: work.count)
         work.withUnsafeMutableBufferPointer { buffer in
             // Once rank r is in place, everything after it is at least as large: the next rank is
             // selected from there on.
             var start = 0
-            for rank in ranks.sorted() {
+            for rank in ranks {
                 if rank == start, start > 0 {
                     // The rank just after one in place (type 7's upper neighbour): the smallest
                     // of the rest, found in one pass rather than by partitions.
@@ -44,12 +38,7 @@ extension Quantiles {
                 start = rank + 1
             }
         }
-        return qs.map { q in
-            let position = q * Double(last)
-            let low = lower(q)
-            let high = min(low + 1, last)
-            return value(work[low]) + (value(work[high]) - value(work[low])) * (position - Double(low))
-        }
+        return type7(qs, count: work.count) { value(work[$0]) }
     }
 
     /// ``quantiles(of:_:value:)`` of 4-byte values, without moving them: one pass counts the
@@ -68,14 +57,7 @@ extension Quantiles {
             var work = values
             return quantiles(of: &work, qs, value: value)
         }
-        let last = values.count - 1
-        func lower(_ q: Double) -> Int { max(0, min(last, Int((q * Double(last)).rounded(.down)))) }
-        var wanted = Set<Int>()
-        for q in qs {
-            wanted.insert(lower(q))
-            wanted.insert(min(lower(q) + 1, last))
-        }
-        let ranks = wanted.sorted()
+        let ranks = type7Ranks(qs, count: values.count)
         // Each rank's group, and how many values lie in the groups below it.
         var groups: [(group: Int, below: Int)] = []
         var counts = [Int](repeating: 0, count: 1 << 16)
@@ -116,12 +98,36 @@ extension Quantiles {
                 statistic[rank] = buffer[rank - place.below]
             }
         }
+        return type7(qs, count: values.count) { rank in statistic[rank].map(value) }
+    }
+
+    /// The order statistics type 7 needs for `qs` among `count` values (each q's lower one and
+    /// the next), ascending.
+    private static func type7Ranks(_ qs: [Double], count: Int) -> [Int] {
+        var ranks = Set<Int>()
+        for q in qs {
+            let low = lowerRank(q, count: count)
+            ranks.insert(low)
+            ranks.insert(min(low + 1, count - 1))
+        }
+        return ranks.sorted()
+    }
+
+    @inline(__always)
+    private static func lowerRank(_ q: Double, count: Int) -> Int {
+        let last = count - 1
+        return max(0, min(last, Int((q * Double(last)).rounded(.down))))
+    }
+
+    /// Type 7's quantiles from the order statistics `statistic` gives (nil when it has none).
+    private static func type7(_ qs: [Double], count: Int, statistic: (Int) -> Double?) -> [Double?] {
+        let last = count - 1
         return qs.map { q in
             let position = q * Double(last)
-            let low = lower(q)
+            let low = lowerRank(q, count: count)
             let high = min(low + 1, last)
-            guard let lowValue = statistic[low], let highValue = statistic[high] else { return nil }
-            return value(lowValue) + (value(highValue) - value(lowValue)) * (position - Double(low))
+            guard let lowValue = statistic(low), let highValue = statistic(high) else { return nil }
+            return lowValue + (highValue - lowValue) * (position - Double(low))
         }
     }
 
