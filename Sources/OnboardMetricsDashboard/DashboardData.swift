@@ -25,8 +25,10 @@ package struct DashboardData: Sendable {
     /// The reader of the deployment, as the CLI's reports make it, reading from the cache where
     /// the cache keeps its sessions.
     private func reader(_ reader: SessionReader, people: Bool = false) async throws -> ShardedReader {
+        // With kept sessions the read takes no connection of the set-up's.
         var sharded = try await ShardedReader.deployment(
-            configuration: database, reader: reader, connections: connections, people: people
+            configuration: database, reader: reader, connections: connections, people: people,
+            keepConnection: cache == nil
         ).reader
         sharded.cache = cache
         return sharded

@@ -16,7 +16,9 @@ package struct BlockingIOPoolState<Work> {
     package private(set) var idle = 0
     /// Wake-ups given and not yet taken: a thread woken otherwise (spuriously) waits again.
     package private(set) var wakeUps = 0
-    private var queue: [Work] = []
+    /// Calls from `head` on wait; the slots before it are emptied (their calls released) and
+    /// dropped once they are half the array, so a pool that stays busy does not grow it.
+    private var queue: [Work?] = []
     private var head = 0
 
     package init(limit: Int) {
@@ -42,14 +44,17 @@ package struct BlockingIOPoolState<Work> {
 
     /// A thread is free: the oldest queued call, or wait (counted idle).
     package mutating func next() -> NextAction {
-        guard head < queue.count else {
+        guard head < queue.count, let work = queue[head] else {
             idle += 1
             return .wait
         }
-        let work = queue[head]
+        queue[head] = nil
         head += 1
         if head == queue.count {
             queue.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64, head * 2 >= queue.count {
+            queue.removeFirst(head)
             head = 0
         }
         return .run(work)

@@ -93,10 +93,20 @@ public final class PostgresConnection {
     /// Runs `body` inside a transaction: commits when it returns, rolls back when it throws.
     /// - Throws: what `body` throws, or `PostgresError` from BEGIN/COMMIT.
     public func transaction<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try transactionMayStayOpen { (value: try body($0), leaveOpen: false) }
+    }
+
+    /// ``transaction(_:)``, but left open — neither committed nor rolled back — when `body` says
+    /// so: a read-only snapshot handed to a later read on this connection, which ends it.
+    package func transactionMayStayOpen<T>(
+        _ body: (PostgresConnection) throws -> (value: T, leaveOpen: Bool)
+    ) throws -> T {
         try query("BEGIN")
         let value: T
         do {
-            value = try body(self)
+            let result = try body(self)
+            guard !result.leaveOpen else { return result.value }
+            value = result.value
         } catch {
             if isOpen { _ = try? query("ROLLBACK") }
             throw error

@@ -26,10 +26,12 @@ extension ShardedReader {
     /// (``CitusPlacements``), `connections` per worker; elsewhere it changes nothing.
     /// `connections` `nil` reads a single server on ``automaticConnections`` connections, and each
     /// shard or Citus worker on one (they are read in parallel already).
+    /// With `keepConnection`, a single server's set-up connection is left open for the read's
+    /// first use (``spare``); a caller that reads kept sessions instead says false.
     /// - Throws: `PostgresError`; ``CohortError`` `.unknown` for a cohort that does not exist.
     public static func deployment(
         configuration: PostgresConfiguration, reader: SessionReader, connections: Int?, people: Bool = false,
-        cohort cohortName: String? = nil, citusWorkers: Bool = false
+        cohort cohortName: String? = nil, citusWorkers: Bool = false, keepConnection: Bool = true
     ) async throws -> Deployment {
         let placements = try await BlockingIO.run { () -> CitusPlacements? in
             guard citusWorkers else { return nil }
@@ -37,6 +39,8 @@ extension ShardedReader {
             defer { connection.close() }
             return try CitusPlacements.load(on: connection).flatMap { $0.workers.isEmpty ? nil : $0 }
         }
+        // Citus workers are read on connections of their own: the coordinator's is not kept.
+        let keep = keepConnection && placements == nil
         let (topology, estimate, links, cohort, spare) = try await BlockingIO.run {
             () throws -> (ShardTopology, Double, PersonLinks?, Cohort?, SpareConnection?) in
             let connection = try PostgresConnection(configuration: configuration)
@@ -49,6 +53,10 @@ extension ShardedReader {
                 try links?.load(on: connection)
                 let estimate = try EventStore().estimatedCount(on: connection)
                 // Left open for the read: the session file's refresh or the first source.
+                guard keep else {
+                    connection.close()
+                    return (topology, estimate, links, cohort, nil)
+                }
                 return (
                     topology, estimate, links, cohort, SpareConnection(connection, configuration: configuration)
                 )
@@ -78,8 +86,7 @@ extension ShardedReader {
             ?? ShardedReader(
                 reader: reader, topology: topology, coordinator: configuration, connectionsPerShard: perSource)
         var ready = sharded
-        // Citus workers are read on connections of their own: the coordinator's is not wanted.
-        if placements == nil { ready.spare = spare }
+        ready.spare = spare
         return Deployment(reader: ready, estimatedEvents: estimate, people: resolved, cohort: cohort)
     }
 

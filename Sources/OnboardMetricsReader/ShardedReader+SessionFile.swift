@@ -30,7 +30,9 @@ extension ShardedReader {
                     configuration: configuration, connection: spare?.take(for: configuration),
                     closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,
                     buildIfMissing: reader.since == nil, parts: parts)
-            }), file.irregular.isEmpty
+            }), file.irregular.isEmpty,
+            // Traces left unread are read in the refresh's snapshot, on its connection.
+            file.deferred.isEmpty || (pendingConnection != nil && file.watermark != nil)
         else { return nil }
         let bounds = SessionFile.Bounds(
             since: reader.since.map(SessionReader.boundFloor), until: reader.until.map(SessionReader.boundFloor))
@@ -38,22 +40,24 @@ extension ShardedReader {
         let cohort = reader.cohort
         do {
             let shares = try file.shares(parts)
-            let deferred = Set(file.deferred)
-            let watermark = file.watermark
+            let deferred = !file.deferred.isEmpty
+            let watermark = file.watermark ?? 0
             let results = try await withThrowingTaskGroup(of: (Int, Consumer, Int).self) { group in
                 // The traces the refresh left unread, read beside the file's shares into a
                 // consumer of their own (their records in the file are skipped as changed).
-                if !deferred.isEmpty, let watermark {
+                if deferred {
                     group.addTask {
                         try await BlockingIO.run {
-                            var consumer = try make()
-                            let connection =
-                                try pendingConnection?.take(for: configuration)
-                                ?? PostgresConnection(configuration: configuration)
+                            guard let connection = pendingConnection?.take(for: configuration) else {
+                                throw PostgresError(.connectionClosed, "the refresh's connection was taken twice")
+                            }
                             defer { connection.close() }
-                            let read = try TraceReader(reader: reader).read(
-                                sessions: deferred, writtenFrom: watermark, on: connection
-                            ) { try consumer.add($0) }
+                            var consumer = try make()
+                            let read = try TraceReader(reader: reader).read(writtenFrom: watermark, on: connection) {
+                                try consumer.add($0)
+                            }
+                            // Read only: ends the refresh's snapshot.
+                            try connection.query("COMMIT")
                             return (shares.count, consumer, read)
                         }
                     }

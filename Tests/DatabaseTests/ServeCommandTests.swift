@@ -287,8 +287,9 @@ import Testing
         // busy with the other suites may take longer), at most 20 s.
         try await Task.sleep(for: .milliseconds(1_500))
         try await acknowledged.waitForMore(than: 0, seconds: 20)
-        let beforeKill = await acknowledged.count
         await fixture.server.stop(signal: SIGKILL)
+        // Counted once the server is gone: every answer from now on is the new server's.
+        let beforeKill = await acknowledged.count
         let (server, url) = try await FunnelProcess.serve(
             ["--database-url", fixture.url, "--spool-dir", fixture.folder.appendingPathComponent("spool").path])
         fixture.server = server

@@ -74,8 +74,12 @@ extension Quantiles {
                 below = through
             }
         }
-        // The values of each distinct group (at most four), in one pass.
+        // The values of each distinct group (two for each q at most), in one pass.
         let distinct = Array(Set(groups.map(\.group))).sorted()
+        guard distinct.count <= Int(Int8.max) else {
+            var work = values
+            return quantiles(of: &work, qs, value: value)
+        }
         var members = distinct.map { group -> [UInt32] in
             var values: [UInt32] = []
             values.reserveCapacity(counts[group])

@@ -187,8 +187,15 @@ extension SessionFile: TraceKeeper {
     /// event): encoding them into the file and decoding them back took one thread 10 ms of a
     /// report after 1 % more events at 1.8M, while the other read the file (`perf record`).
     func defers(traces: Int, events: Int) -> Bool {
-        guard loadedWatermark != nil, !storedRecords.isEmpty else { return false }
+        guard let most = deferrableTraces, traces <= most else { return false }
         return (added.count + Self.bytesAnEvent * events + 64 * (changed.count + traces)) * 50 < storedRecords.count
+    }
+
+    /// At most as many traces as would, at 64 bytes each, reach the 2 %; none for a file not read
+    /// from disk, or one with irregular sessions (a report does not read it).
+    var deferrableTraces: Int? {
+        guard loadedWatermark != nil, !storedRecords.isEmpty, irregular.isEmpty else { return nil }
+        return storedRecords.count / (64 * 50)
     }
 
     /// What a record takes an event, about (16.3 bytes with the generated data).

@@ -38,7 +38,8 @@ public struct SessionFileStore: Sendable {
     /// The file for one database and grouping, brought up to date; nil when the report must read
     /// PostgreSQL (a database without traces, a role that may only read, a folder others may
     /// write, no file yet and `buildIfMissing` false); with where it is kept, and — when it left
-    /// traces for the report to read (``SessionFile/deferred``) — the connection to read them on.
+    /// traces for the report to read (``SessionFile/deferred``) — the connection to read them on,
+    /// its repeatable-read snapshot still open (the reader ends it).
     /// - Parameters:
     ///   - connection: an open connection to `configuration`'s server to use (and close), if any.
     ///   - parts: the connections the traces' catch-up may use.
@@ -47,16 +48,16 @@ public struct SessionFileStore: Sendable {
         configuration: PostgresConfiguration, connection opened: PostgresConnection? = nil, closeAfter: Int64,
         closeFinishedAfter: Int64?, buildIfMissing: Bool, parts: Int
     ) throws -> (file: SessionFile, url: URL, connection: SpareConnection?)? {
-        // Closed on the way out unless handed on to the report.
-        var handedOn = false
-        defer { if !handedOn { opened?.close() } }
         do {
             try checkFolder()
         } catch {
             warn("\(error); reports read PostgreSQL")
+            opened?.close()
             return nil
         }
         let connection = try opened ?? PostgresConnection(configuration: configuration)
+        // Closed on the way out unless handed on to the report.
+        var handedOn = false
         defer { if !handedOn { connection.close() } }
         guard try TraceBuilder().catchUpIfWritable(on: connection, parts: parts) else { return nil }
         guard

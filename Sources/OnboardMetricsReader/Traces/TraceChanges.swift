@@ -25,6 +25,9 @@ protocol TraceKeeper {
     mutating func mark(watermark: UInt64, database: String)
     /// Told, before a first read, how many events the traces hold (to make room once).
     mutating func expect(events: Int)
+    /// The most traces written since the watermark it might leave unread (``defers(traces:events:)``);
+    /// nil: never (nothing is asked).
+    var deferrableTraces: Int? { get }
     /// Whether to leave unread the `traces` traces, of `events` events, written since the
     /// watermark: the caller then reads them from PostgreSQL itself (``deferRead(of:)``).
     func defers(traces: Int, events: Int) -> Bool
@@ -35,6 +38,7 @@ protocol TraceKeeper {
 
 extension TraceKeeper {
     mutating func expect(events: Int) {}
+    var deferrableTraces: Int? { nil }
     func defers(traces: Int, events: Int) -> Bool { false }
     mutating func deferRead(of sessionIDs: [UUID]) {}
 }
@@ -49,14 +53,19 @@ enum TraceChanges {
     /// the snapshot was taken, so everything it wrote was seen; next time the keeper asks for what
     /// was written from that `xmin` on (some of it again: replacing a session by itself changes
     /// nothing).
+    ///
+    /// A keeper may leave the traces written since unread (``TraceKeeper/defers(traces:events:)``):
+    /// they are then not read, the watermark is not moved, and the transaction is left open on
+    /// `connection` — its snapshot is the one to read them in (`written_by` from the watermark on
+    /// gives exactly those traces there); the caller ends it.
     /// - Parameter afterPut: called after each trace kept (a cache shares equal sessions there).
-    /// - Returns: the traces read; nil when the keeper would hold more than `maximumEvents` or
-    ///   refused one (`keeper` is then partly read: drop it).
+    /// - Returns: the traces read (none when deferred); nil when the keeper would hold more than
+    ///   `maximumEvents` or refused one (`keeper` is then partly read: drop it).
     static func read<Keeper: TraceKeeper>(
         into keeper: inout Keeper, closeAfter: Int64, closeFinishedAfter: Int64?, on connection: PostgresConnection,
         maximumEvents: Int, afterPut: (UUID, inout Keeper) -> Void = { _, _ in }
     ) throws -> [UUID]? {
-        try connection.transaction { connection in
+        try connection.transactionMayStayOpen { connection -> (value: [UUID]?, leaveOpen: Bool) in
             // One snapshot for the watermark, the removals and the traces.
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             guard
@@ -91,24 +100,26 @@ enum TraceChanges {
                     keeper.remove(sessionID)
                 }
                 // A few traces are cheaper read straight into the report than kept first (the
-                // keeper decides on their count and events). An irregular one is always read: the
-                // keeper must know it.
-                var pending: [UUID] = []
-                var events = 0
-                var irregular = false
-                for row in try connection.query(
-                    "SELECT session_id, irregular, event_count FROM session_traces\(filter)")
+                // keeper decides on their count and events, counted up to the most it might leave).
+                // An irregular one is always read: the keeper must know it.
+                if let most = keeper.deferrableTraces,
+                    let counts = try connection.query(
+                        """
+                        SELECT count(*)::int8, coalesce(sum(event_count), 0)::int8, coalesce(bool_or(irregular), false)
+                        FROM (SELECT event_count, irregular FROM session_traces\(filter) LIMIT \(most + 1)) AS pending
+                        """
+                    ).first,
+                    let traces = counts[0].int, let events = counts[1].int, let irregular = counts[2].bool,
+                    traces > 0, traces <= most, !irregular, keeper.defers(traces: traces, events: events)
                 {
-                    guard let sessionID = row[0].uuid, let isIrregular = row[1].bool, let count = row[2].int else {
-                        throw PostgresError(.invalidValue, "a session_traces row lacks a column")
+                    let pending = try connection.query("SELECT session_id FROM session_traces\(filter)").map {
+                        guard let sessionID = $0[0].uuid else {
+                            throw PostgresError(.invalidValue, "a session_traces row lacks its session")
+                        }
+                        return sessionID
                     }
-                    pending.append(sessionID)
-                    events += count
-                    irregular = irregular || isIrregular
-                }
-                if !irregular, keeper.defers(traces: pending.count, events: events) {
                     keeper.deferRead(of: pending)
-                    return []
+                    return ([], true)
                 }
             } else {
                 // A first read over the limit is known before it: reading up to the limit and
@@ -118,7 +129,7 @@ enum TraceChanges {
                     let events = try connection.query("SELECT coalesce(sum(event_count), 0)::int8 FROM session_traces")
                         .first?[0].int
                 else { throw PostgresError(.invalidValue, "the server gave no count of the traces' events") }
-                guard events <= maximumEvents else { return nil }
+                guard events <= maximumEvents else { return (nil, false) }
                 keeper.expect(events: events)
             }
             var sessions = TraceSessions(
@@ -146,9 +157,9 @@ enum TraceChanges {
                 traces.append(sessionID)
                 refused = keeper.events > maximumEvents
             }
-            guard !refused else { return nil }
+            guard !refused else { return (nil, false) }
             keeper.mark(watermark: xmin, database: database)
-            return traces
+            return (traces, false)
         }
     }
 }

@@ -59,8 +59,8 @@ struct TraceReader {
     }
 
     func decode(
-        on connection: PostgresConnection, _ statement: String, since: UUID?, until: UUID?, only: Set<UUID>? = nil,
-        progress: (Int) -> Void, _ body: (RecordedSession) throws -> Void
+        on connection: PostgresConnection, _ statement: String, since: UUID?, until: UUID?, progress: (Int) -> Void,
+        _ body: (RecordedSession) throws -> Void
     ) throws -> SessionReader.Statistics {
         var sessions = TraceSessions(
             closeAfter: DurationText.microseconds(reader.closeAfter),
@@ -78,7 +78,6 @@ struct TraceReader {
             guard let sessionID = try row.uuid(0), let trace = row.rawBytes(1) else {
                 throw PostgresError(.invalidValue, "a session_traces row lacks its session or trace")
             }
-            if let only, !only.contains(sessionID) { return }
             statistics.events += try sessions.read(sessionID: sessionID, trace: trace, emit: emit)
             // One session at a time is open.
             statistics.peakOpenSessions = 1
