@@ -65,7 +65,8 @@ let package = Package(
         .target(
             name: "OnboardMetricsPostgres",
             dependencies: [
-                "CPostgres"
+                "CPostgres",
+                .product(name: "DequeModule", package: "swift-collections"),
             ]
         ),
         // Wire formats read by both the collector and ingest: the native batch, Segment's and

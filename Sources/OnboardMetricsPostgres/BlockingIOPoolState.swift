@@ -1,3 +1,5 @@
+import DequeModule
+
 /// What ``BlockingIOPool`` decides, without threads: whether a call wakes an idle thread, starts
 /// one or waits in the queue, and what a thread does next.
 package struct BlockingIOPoolState<Work> {
@@ -16,17 +18,15 @@ package struct BlockingIOPoolState<Work> {
     package private(set) var idle = 0
     /// Wake-ups given and not yet taken: a thread woken otherwise (spuriously) waits again.
     package private(set) var wakeUps = 0
-    /// Calls from `head` on wait; the slots before it are emptied (their calls released) and
-    /// dropped once they are half the array, so a pool that stays busy does not grow it.
-    private var queue: [Work?] = []
-    private var head = 0
+    /// Calls waiting, oldest first (a pool that stays busy keeps no taken call).
+    private var queue = Deque<Work>()
 
     package init(limit: Int) {
         self.limit = max(1, limit)
     }
 
     /// Calls queued and not taken by a thread yet.
-    package var queued: Int { queue.count - head }
+    package var queued: Int { queue.count }
 
     /// A call arrives. An idle thread is claimed for it at once (so a second call arriving before
     /// that thread wakes starts or wakes another: calls that wait on each other both run).
@@ -44,18 +44,9 @@ package struct BlockingIOPoolState<Work> {
 
     /// A thread is free: the oldest queued call, or wait (counted idle).
     package mutating func next() -> NextAction {
-        guard head < queue.count, let work = queue[head] else {
+        guard let work = queue.popFirst() else {
             idle += 1
             return .wait
-        }
-        queue[head] = nil
-        head += 1
-        if head == queue.count {
-            queue.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 64, head * 2 >= queue.count {
-            queue.removeFirst(head)
-            head = 0
         }
         return .run(work)
     }
