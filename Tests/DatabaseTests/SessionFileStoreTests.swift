@@ -186,6 +186,15 @@ import Testing
         #expect(refreshed?.connection != nil, "the refresh's connection is handed on for the traces")
         #expect(refreshed?.file.isWorthWriting == false)
         try await Self.compare(configuration, store: store, flow: flow, now: now, step: "two traces left unread")
+        // A bound among the new session's events: its trace is cut there, as a read of the events.
+        let times = later.map(\.occurredAt).sorted()
+        let bounded = SessionReader(since: nil, until: times[times.count / 2])
+        let boundedEvents = try await Exactness.sessions(configuration, bounded, source: .events, connections: 1)
+        let boundedFile = try await Self.throughFile(configuration, bounded, store: store, connections: 2)
+        // Booleans: a failure prints the step, not two hundred sessions.
+        let same = boundedFile == boundedEvents
+        #expect(boundedFile?.count == boundedEvents.count, "a bound among the traces left unread: sessions")
+        #expect(same, "a bound among the traces left unread")
         // Past 2 % the traces are read into the file again (and it is written).
         try await SessionCacheTests.write(sessions[202], to: configuration)
         try await SessionCacheTests.write(
