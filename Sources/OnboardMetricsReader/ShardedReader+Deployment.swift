@@ -44,6 +44,9 @@ extension ShardedReader {
         let (topology, estimate, links, cohort, spare) = try await BlockingIO.run {
             () throws -> (ShardTopology, Double, PersonLinks?, Cohort?, SpareConnection?) in
             let connection = try PostgresConnection(configuration: configuration)
+            // Closed on the way out unless left open for the read.
+            var left = false
+            defer { if !left { connection.close() } }
             // Cohorts are kept on the coordinator, with the flows and keys.
             let cohort = try cohortName.map { try CohortStore().load($0, on: connection) }
             // Links are read (non-nil) when units are people, or the cohort's members are.
@@ -53,15 +56,12 @@ extension ShardedReader {
                 try links?.load(on: connection)
                 let estimate = try EventStore().estimatedCount(on: connection)
                 // Left open for the read: the session file's refresh or the first source.
-                guard keep else {
-                    connection.close()
-                    return (topology, estimate, links, cohort, nil)
-                }
+                guard keep else { return (topology, estimate, links, cohort, nil) }
+                left = true
                 return (
                     topology, estimate, links, cohort, SpareConnection(connection, configuration: configuration)
                 )
             }
-            connection.close()
             var estimate = 0.0
             for shard in topology.shards {
                 let shardConnection = try PostgresConnection(configuration: shard.configuration)

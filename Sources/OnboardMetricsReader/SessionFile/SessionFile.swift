@@ -137,8 +137,19 @@ struct SessionFile: Sendable {
         // Its watermark would claim traces it does not hold.
         guard isChanged, deferred.isEmpty else { return false }
         guard loadedWatermark != nil, !storedRecords.isEmpty else { return true }
-        return (added.count + 64 * changed.count) * 50 >= storedRecords.count
+        return reachesRewrite(addedBytes: added.count, changedRecords: changed.count)
     }
+
+    /// The 2 % rule of ``isWorthWriting`` and ``defers(traces:events:)``: whether records of
+    /// `addedBytes` bytes, and `changedRecords` stored records set aside (each counted as
+    /// ``changedRecordBytes``), come to a fiftieth of the stored records' bytes.
+    private func reachesRewrite(addedBytes: Int, changedRecords: Int) -> Bool {
+        (addedBytes + Self.changedRecordBytes * changedRecords) * 50 >= storedRecords.count
+    }
+
+    /// What a stored record set aside counts for in the 2 % rule: its id in `changed`, and a
+    /// record the next whole build would drop.
+    private static let changedRecordBytes = 64
 
     /// The events and their ids' extremes over the live records: exact for a file as loaded; while
     /// it is brought up to date the removed records' share is still counted (the extremes are then
@@ -188,14 +199,15 @@ extension SessionFile: TraceKeeper {
     /// report after 1 % more events at 1.8M, while the other read the file (`perf record`).
     func defers(traces: Int, events: Int) -> Bool {
         guard let most = deferrableTraces, traces <= most else { return false }
-        return (added.count + Self.bytesAnEvent * events + 64 * (changed.count + traces)) * 50 < storedRecords.count
+        return !reachesRewrite(
+            addedBytes: added.count + Self.bytesAnEvent * events, changedRecords: changed.count + traces)
     }
 
     /// At most as many traces as would, at 64 bytes each, reach the 2 %; none for a file not read
     /// from disk, or one with irregular sessions (a report does not read it).
     var deferrableTraces: Int? {
         guard loadedWatermark != nil, !storedRecords.isEmpty, irregular.isEmpty else { return nil }
-        return storedRecords.count / (64 * 50)
+        return storedRecords.count / (Self.changedRecordBytes * 50)
     }
 
     /// What a record takes an event, about (16.3 bytes with the generated data).
