@@ -3,7 +3,7 @@ import Foundation
 /// Minimal, allocation-light JSON writing into a byte buffer, with sorted object keys so output
 /// is deterministic.
 package enum JSONWriter {
-    @inline(__always) static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    @inline(__always) package static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? 48 + nibble : 87 + nibble
     }
 
