@@ -162,6 +162,7 @@ struct IngestCommand: AsyncParsableCommand {
         let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
         let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
         var summary: IngestSummary
+        var stored: StoredSessions?
         let topology: ShardTopology
         do {
             var ingester = EventIngester(options: options)
@@ -181,7 +182,11 @@ struct IngestCommand: AsyncParsableCommand {
             } else if files.isEmpty {
                 throw ValidationError("no files to ingest (without files, ingest only drains the spool of shards)")
             }
-            summary = try await ingester.ingest(
+            if !topology.isSharded {
+                // Enough for the sessions the build takes (about 12 events a session in the generator's data).
+                ingester.storedEventsLimit = traceBuildLimit * Self.storedEventsPerSession
+            }
+            (summary, stored) = try await ingester.ingestKeeping(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })
         } catch {
             bar.clear()
@@ -195,7 +200,8 @@ struct IngestCommand: AsyncParsableCommand {
             let targets =
                 topology.isSharded
                 ? topology.shards.filter { !down.contains($0.id) }.map(\.configuration) : [configuration]
-            (summary.tracesBuilt, summary.traceSeconds) = await buildTraces(in: targets, console: console)
+            (summary.tracesBuilt, summary.traceSeconds) = await buildTraces(
+                in: targets, stored: topology.isSharded ? nil : stored, console: console)
         }
         printSummary(summary, console: console)
         if let spool = summary.spool, !spool.waiting.isEmpty {

@@ -22,40 +22,80 @@ extension TraceBuilder {
     ///   connections, the first share's error once every share has finished.
     @discardableResult
     package func catchUp(on connection: PostgresConnection, parts: Int) throws -> Int {
-        try catchUp(on: connection, parts: parts, waiting: Self.waiting(on: connection, upTo: parallelFrom))
+        try catchUp(
+            on: connection, parts: parts, waiting: Self.waiting(on: connection, upTo: parallelFrom), vacuums: true)
     }
 
     /// ``catchUp(on:parts:)`` with the sessions awaiting already counted (exactly, or past
     /// ``parallelFrom``). A bulk build (more than ``parallelFrom`` awaiting) then vacuums the
-    /// traces when autovacuum would (``VacuumPlan``).
-    private func catchUp(on connection: PostgresConnection, parts: Int, waiting: Int) throws -> Int {
-        guard waiting > 0 else { return 0 }
-        guard waiting > parallelFrom else { return try catchUp(on: connection, buckets: nil) }
+    /// traces when autovacuum would (``VacuumPlan``), if `vacuums`.
+    private func catchUp(
+        on connection: PostgresConnection, parts: Int, waiting: Int, vacuums: Bool
+    ) throws -> Int {
+        try catchUp(on: connection, more: [], parts: parts, waiting: waiting, vacuums: vacuums, stored: nil).built
+    }
+
+    private func catchUp(
+        on connection: PostgresConnection, more: [PostgresConnection], parts: Int, waiting: Int, vacuums: Bool,
+        stored: StoredTraces?
+    ) throws -> Rebuilt {
+        guard waiting > parallelFrom else {
+            for extra in more { extra.close() }
+            return waiting > 0 ? try catchUp(on: connection, buckets: nil, stored: stored) : Rebuilt()
+        }
         // The vacuum only saves autovacuum's pass: failing to plan or run it (a lock or
         // statement timeout, a cancel) leaves it to autovacuum, never fails the build.
-        let plan = try? Self.vacuumPlan(on: connection)
-        let rebuilt =
-            try parts > 1 ? catchUp(connectionsOf: connection, parts: parts) : catchUp(on: connection, buckets: nil)
-        if plan?.vacuums(rebuilt: rebuilt) == true {
+        let plan = vacuums ? try? Self.vacuumPlan(on: connection) : nil
+        let shares = ShardedReader.split(Array(0..<SessionBucket.count), into: parts)
+        let rebuilt = try Self.forEachShare(shares, on: connection, more: more) { share, index in
+            try catchUp(on: share, buckets: shares.count > 1 ? shares[index] : nil, stored: stored)
+        }.reduce(into: Rebuilt()) {
+            $0.built += $1.built
+            $0.encoded += $1.encoded
+        }
+        if plan?.vacuums(rebuilt: rebuilt.built) == true {
             do { try Self.vacuum(on: connection) } catch is PostgresError {}
         }
         return rebuilt
     }
 
-    /// Every bucket's catch-up, on `parts` connections of `connection`'s configuration at once.
-    private func catchUp(connectionsOf connection: PostgresConnection, parts: Int) throws -> Int {
-        let shares = ShardedReader.split(Array(0..<SessionBucket.count), into: parts)
+    /// Runs `body` for each share at once, the first on `connection`, the others on `more` (closed
+    /// after) and then on connections of its configuration of their own.
+    /// - Returns: the shares' results, in order.
+    /// - Throws: the first share's error, once every share has finished.
+    static func forEachShare<Share, Result: Sendable>(
+        _ shares: [Share], on connection: PostgresConnection, more: [PostgresConnection] = [],
+        _ body: @Sendable (PostgresConnection, Int) throws -> Result
+    ) throws -> [Result] {
+        guard shares.count > 1 else {
+            for extra in more { extra.close() }
+            return try shares.indices.map { try body(connection, $0) }
+        }
         let configuration = connection.configuration
-        let outcomes = NIOLockedValueBox([Result<Int, any Error>](repeating: .success(0), count: shares.count))
+        let outcomes = NIOLockedValueBox([Swift.Result<Result, any Error>?](repeating: nil, count: shares.count))
+        // Each connection is used by one share's thread while this one waits.
+        let given = ([connection] + more).map(UncheckedConnection.init)
+        for extra in given.dropFirst(shares.count) { extra.connection.close() }
         DispatchQueue.concurrentPerform(iterations: shares.count) { index in
-            let outcome = Result { () throws -> Int in
-                let share = try PostgresConnection(configuration: configuration)
+            let outcome = Swift.Result { () throws -> Result in
+                if index == 0 { return try body(given[0].connection, index) }
+                let share =
+                    try index < given.count ? given[index].connection : PostgresConnection(configuration: configuration)
                 defer { share.close() }
-                return try catchUp(on: share, buckets: shares[index])
+                return try body(share, index)
             }
             outcomes.withLockedValue { $0[index] = outcome }
         }
-        return try outcomes.withLockedValue { $0 }.reduce(0) { try $0 + $1.get() }
+        return try outcomes.withLockedValue { $0 }.map { outcome in
+            // concurrentPerform returns once every iteration has run, so none is missing.
+            guard let outcome else { throw PostgresError(.invalidValue, "a share of the build did not run") }
+            return try outcome.get()
+        }
+    }
+
+    /// A connection handed to another thread for the length of a call that waits for it.
+    private struct UncheckedConnection: @unchecked Sendable {
+        var connection: PostgresConnection
     }
 
     /// ``catchUp(on:parts:)`` where this role and server may: false, having done nothing, for a
@@ -74,15 +114,35 @@ extension TraceBuilder {
 
     /// Rebuilds the dirty sessions when at most `limit` await: what a writer runs after a small
     /// write, so the next report only reads the traces. More (a bulk load's) are left to the first
-    /// report, which builds them in one go either way.
-    /// - Returns: the sessions rebuilt, or nil when more than `limit` await or the database has
-    ///   no traces (nothing was done).
+    /// report, which builds them in one go either way. No vacuum: a writer leaves the traces' to
+    /// autovacuum as it leaves the events'.
+    /// - Parameter stored: the events the writer stored and kept: the sessions whose events they
+    ///   all are are encoded from them (``StoredTraces``), where the database can tell
+    ///   (migration 0008) and stores text as UTF-8 (else a kept string's bytes might not be the
+    ///   stored ones).
+    /// - Returns: the sessions rebuilt and how many were encoded from `stored`, or nil when more
+    ///   than `limit` await or the database has no traces (nothing was done).
     /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
-    package func catchUp(on connection: PostgresConnection, parts: Int, ifAtMost limit: Int) throws -> Int? {
-        guard limit > 0, try Self.isMigrated(on: connection) else { return nil }
+    /// - Parameter more: connections to the same server for the other parts, taken over (and
+    ///   closed); the parts open their own beyond them.
+    package func catchUp(
+        on connection: PostgresConnection, more: [PostgresConnection] = [], parts: Int, ifAtMost limit: Int,
+        stored: StoredSessions? = nil
+    ) throws -> Rebuilt? {
+        guard limit > 0 else { return nil }
+        let row = try connection.query(
+            """
+            SELECT \(Self.migrated),
+                EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('trace_dirty')
+                    AND attname = 'writer' AND NOT attisdropped)
+                AND current_setting('server_encoding') = 'UTF8'
+            """
+        ).first
+        guard row?[0].bool == true else { return nil }
+        let traces = row?[1].bool == true ? stored.map { StoredTraces($0, threads: parts) } : nil
         // At most `limit` is an exact count: no second count for the parallel threshold.
         let waiting = try Self.waiting(on: connection, upTo: limit)
         guard waiting <= limit else { return nil }
-        return try catchUp(on: connection, parts: parts, waiting: waiting)
+        return try catchUp(on: connection, more: more, parts: parts, waiting: waiting, vacuums: false, stored: traces)
     }
 }

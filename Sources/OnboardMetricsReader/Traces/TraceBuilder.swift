@@ -22,14 +22,14 @@ package struct TraceBuilder: Sendable {
 
     /// Whether the database has the traces and their change record (migrations 0006 and 0007).
     package static func isMigrated(on connection: PostgresConnection) throws -> Bool {
-        try connection.query(
-            """
-            SELECT to_regclass('session_traces') IS NOT NULL AND to_regclass('trace_dirty') IS NOT NULL
-                AND to_regclass('trace_removals') IS NOT NULL
-            """
-        )
-        .first?[0].bool ?? false
+        try connection.query("SELECT " + migrated).first?[0].bool ?? false
     }
+
+    /// A condition true when the database has the traces and their change record.
+    static let migrated = """
+        to_regclass('session_traces') IS NOT NULL AND to_regclass('trace_dirty') IS NOT NULL
+            AND to_regclass('trace_removals') IS NOT NULL
+        """
 
     /// `WHERE`/`AND` condition for sessions of `buckets` in a table's `session_id` column; the
     /// buckets are integers, so they are written into the statement (COPY takes no parameters).
@@ -49,12 +49,22 @@ package struct TraceBuilder: Sendable {
     /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
     @discardableResult
     package func catchUp(on connection: PostgresConnection, buckets: [Int]?) throws -> Int {
-        var total = 0
+        try catchUp(on: connection, buckets: buckets, stored: nil).built
+    }
+
+    /// ``catchUp(on:buckets:)``, taking the traces of the sessions whose events are all among
+    /// those an ingest kept from them (`stored`, ``StoredTraces/trace(of:marks:)``) instead of
+    /// reading them back.
+    func catchUp(on connection: PostgresConnection, buckets: [Int]?, stored: StoredTraces?) throws -> Rebuilt {
+        var total = Rebuilt()
         var after: UUID?
         while true {
-            let (count, last) = try connection.transaction { try rebuildBatch(on: $0, buckets: buckets, after: after) }
-            total += count
-            if count < batchSize { return total }
+            let (done, last) = try connection.transaction {
+                try rebuildBatch(on: $0, buckets: buckets, after: after, stored: stored)
+            }
+            total.built += done.built
+            total.encoded += done.encoded
+            if done.built < batchSize { return total }
             after = last
         }
     }
@@ -76,46 +86,91 @@ package struct TraceBuilder: Sendable {
 
     /// Rebuilds the next batch of dirty sessions after `after` in id order: walking the primary
     /// key onwards keeps a catch-up of many batches linear when only some buckets are taken.
+    /// - Returns: the sessions taken (`built`) and, of those, the ones encoded from `stored`.
     private func rebuildBatch(
-        on connection: PostgresConnection, buckets: [Int]?, after: UUID?
-    ) throws -> (count: Int, last: UUID?) {
-        // Catch-ups of the same buckets take turns (else two could insert one session's trace);
-        // writers take no such lock. Buckets in ascending order: no deadlock between two.
+        on connection: PostgresConnection, buckets: [Int]?, after: UUID?, stored: StoredTraces?
+    ) throws -> (done: Rebuilt, last: UUID?) {
+        try Self.lock(buckets, on: connection)
+        // A batch's events (~60k rows for 5,000 sessions) are sorted by session: with the default
+        // 4 MB the sort spilled to disk, a third of a rebuild's time. Derived rows need not wait
+        // for the flush: a crash that loses the commit loses the marks' deletion with it.
+        try connection.query(
+            "SELECT set_config('work_mem', '64MB', true), set_config('synchronous_commit', 'off', true)")
+        var conditions = Self.bucketCondition(buckets).map { [$0] } ?? []
+        var parameters: [PostgresValue] = []
+        if let after {
+            parameters.append(.uuid(after))
+            conditions.append("session_id > $\(parameters.count)")
+        }
+        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let taken =
+            "taken AS (SELECT DISTINCT session_id FROM trace_dirty\(filter) ORDER BY session_id LIMIT \(batchSize))"
+        let delete = "DELETE FROM trace_dirty USING taken WHERE trace_dirty.session_id = taken.session_id"
+        // Marks committed after this statement's snapshot stay: their sessions wait for the next catch-up.
+        var sessions: [UUID]
+        var encoded: [Built] = []
+        if let stored {
+            parameters.append(.text(stored.stored.writer))
+            let marks = try connection.query(
+                """
+                WITH \(taken), gone AS (
+                    \(delete)
+                    RETURNING trace_dirty.session_id, coalesce(trace_dirty.writer = $\(parameters.count), false) AS mine)
+                SELECT session_id, count(*) FILTER (WHERE mine), count(*) FILTER (WHERE NOT mine),
+                    EXISTS (SELECT 1 FROM session_traces AS t WHERE t.session_id = gone.session_id)
+                FROM gone GROUP BY session_id
+                """, parameters)
+            sessions = []
+            var readBack: [UUID] = []
+            for row in marks {
+                guard let id = row[0].uuid else { continue }
+                sessions.append(id)
+                let mark = StoredMarks(mine: row[1].int ?? 0, others: row[2].int ?? 0, traced: row[3].bool ?? true)
+                if let built = stored.trace(of: id, marks: mark) { encoded.append(built) } else { readBack.append(id) }
+            }
+            try Self.copy(encoded + Self.rebuild(readBack, on: connection), on: connection)
+        } else {
+            let marks = try connection.query("WITH \(taken) \(delete) RETURNING trace_dirty.session_id", parameters)
+            sessions = Array(Set(marks.compactMap { $0[0].uuid }))
+            try Self.copy(Self.rebuild(sessions, on: connection), on: connection)
+        }
+        let last = sessions.max { $0.isBefore($1) } ?? after
+        return (Rebuilt(built: sessions.count, encoded: encoded.count), last)
+    }
+
+    /// Catch-ups of the same buckets take turns (else two could insert one session's trace);
+    /// writers take no such lock. Buckets in ascending order: no deadlock between two. All of
+    /// them when `nil`.
+    static func lock(_ buckets: [Int]?, on connection: PostgresConnection) throws {
         let locked = (buckets ?? Array(0..<SessionBucket.count)).sorted().map(String.init).joined(separator: ",")
         try connection.query(
             "SELECT pg_advisory_xact_lock(hashtext('onboardmetrics_traces'), bucket) FROM unnest('{\(locked)}'::integer[]) AS bucket"
         )
-        // A batch's events (~60k rows for 5,000 sessions) are sorted by session: with the default
-        // 4 MB the sort spilled to disk, a third of a rebuild's time.
-        try connection.query("SET LOCAL work_mem = '64MB'")
-        var conditions = Self.bucketCondition(buckets).map { [$0] } ?? []
-        if after != nil { conditions.append("session_id > $1") }
-        let filter = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
-        // Marks committed after this statement's snapshot stay: their sessions wait for the next catch-up.
-        let marks = try connection.query(
-            """
-            WITH taken AS (
-                SELECT DISTINCT session_id FROM trace_dirty\(filter) ORDER BY session_id LIMIT \(batchSize))
-            DELETE FROM trace_dirty USING taken WHERE trace_dirty.session_id = taken.session_id
-            RETURNING trace_dirty.session_id
-            """, after.map { [.uuid($0)] } ?? []
-        ).compactMap { $0[0].uuid }
-        let taken = Array(Set(marks))
-        guard !taken.isEmpty else { return (0, after) }
-        let last = taken.max { $0.isBefore($1) }
-        let ids = Self.opaqueUUIDArray(taken)
-        try connection.query("DELETE FROM session_traces WHERE session_id = ANY (\(ids))")
+    }
+
+    /// Replaces the traces of sessions `ids` by ones encoded from their events rows, inside the
+    /// caller's transaction; a session without events any more is recorded as removed.
+    /// - Returns: the traces to copy in (``copy(_:on:)``).
+    static func rebuild(_ ids: [UUID], on connection: PostgresConnection) throws -> [Built] {
+        guard !ids.isEmpty else { return [] }
+        let array = opaqueUUIDArray(ids)
+        try connection.query("DELETE FROM session_traces WHERE session_id = ANY (\(array))")
         var built: [Built] = []
-        try Self.forEachSession(on: connection, where: "session_id = ANY (\(ids))") { sessionID, encoder in
+        try forEachSession(on: connection, where: "session_id = ANY (\(array))") { sessionID, encoder in
             built.append(Built(sessionID: sessionID, encoder: encoder))
         }
         // Sessions whose events are all gone: their traces were removed and nothing replaces them.
         let rebuilt = Set(built.map(\.sessionID))
-        let removed = taken.filter { !rebuilt.contains($0) }
+        let removed = ids.filter { !rebuilt.contains($0) }
         if !removed.isEmpty {
-            try connection.query("INSERT INTO trace_removals (session_id) SELECT unnest(\(Self.uuidArray(removed)))")
+            try connection.query("INSERT INTO trace_removals (session_id) SELECT unnest(\(uuidArray(removed)))")
         }
-        guard !built.isEmpty else { return (taken.count, last) }
+        return built
+    }
+
+    /// Writes traces (of sessions that have none now) with one binary COPY.
+    static func copy(_ built: [Built], on connection: PostgresConnection) throws {
+        guard !built.isEmpty else { return }
         try connection.copyIn(
             "COPY session_traces (session_id, first_event_id, last_event_id, event_count, irregular, trace) FROM STDIN (FORMAT binary)"
         ) { writer in
@@ -130,7 +185,6 @@ package struct TraceBuilder: Sendable {
                 try writer.endRow()
             }
         }
-        return (taken.count, last)
     }
 
     /// `ids` as a `uuid[]` literal (uuidString is hex and dashes only: safe inside it).

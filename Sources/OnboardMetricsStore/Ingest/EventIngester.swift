@@ -36,6 +36,9 @@ public struct EventIngester: Sendable {
     public var options: IngestOptions
     /// Set for a sharded deployment: each batch goes to its sessions' shards (``ShardedIngestSettings``).
     package var shards: ShardedIngestSettings?
+    /// Up to how many stored events an unsharded ingest keeps for building their sessions' traces
+    /// (``StoredSessions``); 0 keeps none.
+    package var storedEventsLimit = 0
 
     /// Creates an ingester.
     public init(options: IngestOptions = IngestOptions()) {
@@ -61,6 +64,16 @@ public struct EventIngester: Sendable {
         progress: @escaping @Sendable (Progress) -> Void = { _ in },
         rejected: @escaping @Sendable (Rejection) -> Void = { _ in }
     ) async throws -> IngestSummary {
+        try await ingestKeeping(paths, into: configuration, progress: progress, rejected: rejected).summary
+    }
+
+    /// ``ingest(_:into:progress:rejected:)``, also handing over the events it stored when
+    /// ``storedEventsLimit`` asks it to keep them (an unsharded ingest).
+    package func ingestKeeping(
+        _ paths: [String], into configuration: PostgresConfiguration,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in },
+        rejected: @escaping @Sendable (Rejection) -> Void = { _ in }
+    ) async throws -> (summary: IngestSummary, stored: StoredSessions?) {
         let started = Date()
         let options = options
         let handoff = BatchHandoff<Batch>(capacity: max(options.writeConnections, 1) + 1)
@@ -72,15 +85,17 @@ public struct EventIngester: Sendable {
                 rejected($0)
             }
         }
-        let written: [Int: EventStore.WriteResult]
+        var written: [Int: EventStore.WriteResult]
         var sharded: ShardedWritten?
+        var stored: StoredSessions?
         do {
             if let shards {
                 sharded = try await Self.write(from: handoff, shards: shards)
                 written = sharded?.results ?? [:]
             } else {
-                written = try await Self.write(
-                    from: handoff, to: configuration, connections: options.writeConnections)
+                (written, stored) = try await Self.write(
+                    from: handoff, to: configuration, connections: options.writeConnections,
+                    keeping: StoredSessions(limit: storedEventsLimit))
             }
         } catch {
             handoff.cancel()
@@ -98,7 +113,7 @@ public struct EventIngester: Sendable {
                 directory: shards.spoolDirectory, spooled: sharded.spooled, drained: sharded.drained,
                 waiting: sharded.waiting.sorted { $0.key < $1.key }.map { .init(shard: $0.key, events: $0.value) })
         }
-        return summary
+        return (summary, stored.flatMap { $0.overflowed ? nil : $0 })
     }
 
     private static func parse(
@@ -156,15 +171,17 @@ public struct EventIngester: Sendable {
     /// every earlier commit. So the ingest never reports rows that are not on disk, and it no longer
     /// stops for a flush every batch (measured: 23.7 s to 18.8 s on 1.78M events).
     private static func write(
-        from handoff: BatchHandoff<Batch>, to configuration: PostgresConfiguration, connections: Int
-    ) async throws -> [Int: EventStore.WriteResult] {
+        from handoff: BatchHandoff<Batch>, to configuration: PostgresConfiguration, connections: Int,
+        keeping empty: StoredSessions
+    ) async throws -> ([Int: EventStore.WriteResult], StoredSessions) {
         let planner = SharedPartitionPlanner()
-        return try await withThrowingTaskGroup(of: [Int: EventStore.WriteResult].self) { group in
+        typealias Written = ([Int: EventStore.WriteResult], StoredSessions)
+        return try await withThrowingTaskGroup(of: Written.self) { group in
             for _ in 0..<max(connections, 1) {
                 group.addTask {
                     do {
                         return try await BlockingIO.run {
-                            try writeBatches(from: handoff, to: configuration, planner: planner)
+                            try writeBatches(from: handoff, to: configuration, planner: planner, keeping: empty)
                         }
                     } catch {
                         // Stop the parser and the other writers: their batches in progress commit.
@@ -174,37 +191,53 @@ public struct EventIngester: Sendable {
                 }
             }
             var results: [Int: EventStore.WriteResult] = [:]
-            for try await written in group {
+            var stored = empty
+            for try await (written, kept) in group {
                 results.merge(written) {
                     EventStore.WriteResult(
                         inserted: $0.inserted + $1.inserted, duplicates: $0.duplicates + $1.duplicates)
                 }
+                stored.merge(kept)
             }
-            return results
+            return (results, stored)
         }
     }
 
     /// One writer: its own connection, batches from the shared handoff.
     private static func writeBatches(
         from handoff: BatchHandoff<Batch>, to configuration: PostgresConfiguration,
-        planner: SharedPartitionPlanner
-    ) throws -> [Int: EventStore.WriteResult] {
+        planner: SharedPartitionPlanner, keeping empty: StoredSessions
+    ) throws -> ([Int: EventStore.WriteResult], StoredSessions) {
         let connection = try PostgresConnection(configuration: configuration)
-        defer { connection.close() }
+        var stored = empty
+        // Left open for the build of the traces when the events are kept.
+        var left = false
+        defer { if !left { connection.close() } }
         try connection.query("SET synchronous_commit = off")
+        if !stored.overflowed {
+            // The writer's name on the marks its statements leave (migration 0008).
+            try connection.query("SELECT set_config('onboardmetrics.trace_writer', $1, false)", [.text(stored.writer)])
+        }
         let store = EventStore()
         var results: [Int: EventStore.WriteResult] = [:]
         var hints = EventStore.WriteHints()
         while let batch = handoff.take() {
             try planner.prepare(for: batch.events, store: store, on: connection)
-            let result = try store.write(batch.events, on: connection, receivedAt: Date(), hints: &hints)
+            let receivedAt = PostgresValue.postgresMicroseconds(Date())
+            let (result, rows) = try store.writeRows(
+                batch.events, on: connection, receivedAt: receivedAt, hints: &hints)
+            stored.add(batch.events, rows: rows, receivedAt: receivedAt)
             var sum = results[batch.file] ?? EventStore.WriteResult(inserted: 0, duplicates: 0)
             sum.inserted += result.inserted
             sum.duplicates += result.duplicates
             results[batch.file] = sum
         }
         try flushCommits(on: connection)
-        return results
+        if !stored.overflowed {
+            stored.leave(connection, configuration: configuration)
+            left = true
+        }
+        return (results, stored)
     }
 
     /// Waits until every transaction this connection committed is on disk: a transaction that

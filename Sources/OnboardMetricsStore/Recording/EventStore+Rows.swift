@@ -60,6 +60,12 @@ extension EventStore {
         return distinct
     }
 
+    /// The `received_at` stored for an event that carries `own`: its own, else the batch's
+    /// receipt time.
+    package static func receivedAt(_ own: Date?, batch: Int64) -> Int64 {
+        own.map(PostgresValue.postgresMicroseconds) ?? batch
+    }
+
     /// Encodes the events at `rows` (indices into `events`) as rows of the `events` columns, in
     /// ``columns`` order.
     static func encode(_ rows: [Int], of events: [Event], receivedAt: Int64, into writer: inout BinaryCopyWriter)
@@ -83,7 +89,7 @@ extension EventStore {
             try writer.write(text: event.name)
             writer.write(timestamp: event.occurredAt)
             writer.write(timestamp: event.sentAt)
-            writer.write(timestampMicroseconds: event.receivedAt.map(PostgresValue.postgresMicroseconds) ?? receivedAt)
+            writer.write(timestampMicroseconds: Self.receivedAt(event.receivedAt, batch: receivedAt))
             try writer.write(jsonbAppending: { JSONWriter.appendObject(event.properties, to: &$0) })
             try writer.endRow()
         }

@@ -72,32 +72,42 @@ public struct EventStore: Sendable {
     package func write(
         _ events: [Event], on connection: PostgresConnection, receivedAt: Date, hints: inout WriteHints
     ) throws -> WriteResult {
-        guard !events.isEmpty else { return WriteResult(inserted: 0, duplicates: 0) }
-        let received = PostgresValue.postgresMicroseconds(receivedAt)
+        try writeRows(events, on: connection, receivedAt: PostgresValue.postgresMicroseconds(receivedAt), hints: &hints)
+            .result
+    }
+
+    /// ``write(_:on:receivedAt:hints:)``, also saying which events it stored: indices into
+    /// `events`, all stored by one statement; nil when the write does not know (it moved the batch
+    /// through the staging table).
+    package func writeRows(
+        _ events: [Event], on connection: PostgresConnection, receivedAt received: Int64, hints: inout WriteHints
+    ) throws -> (result: WriteResult, rows: [Int]?) {
+        guard !events.isEmpty else { return (WriteResult(inserted: 0, duplicates: 0), []) }
         let distinct = Self.distinctRows(events)
         let starts = Self.sessionStarts(events)
-        var inserted: Int?
+        var rows: [Int]?
         if !hints.resending {
-            inserted = try copyStraight(distinct, starts, of: events, on: connection, receivedAt: received)
+            rows = try copyStraight(distinct, starts, of: events, on: connection, receivedAt: received)
         }
         var stored = 0
-        if inserted == nil {
+        var count = rows?.count ?? 0
+        if rows == nil {
             if !hints.probeRefused {
-                inserted = try copyUnstored(
+                rows = try copyUnstored(
                     distinct, starts, of: events, on: connection, receivedAt: received, hints: &hints)
             }
-            if inserted == nil {
-                inserted = try writeDeduplicating(distinct, starts, of: events, on: connection, receivedAt: received)
-            }
-            stored = distinct.count - (inserted ?? 0)
+            count =
+                try rows?.count
+                ?? writeDeduplicating(distinct, starts, of: events, on: connection, receivedAt: received)
+            stored = distinct.count - count
         }
-        let count = inserted ?? 0
         hints.lastStoredDuplicates = stored
         // A resent batch is rarely alone; a stored duplicate at a batch's edge (a repeat that
         // straddles two batches) is.
         hints.resending = stored * 2 >= distinct.count
-        return WriteResult(inserted: count, duplicates: events.count - count)
+        return (WriteResult(inserted: count, duplicates: events.count - count), rows)
     }
+
     /// Makes sure monthly partitions exist for the months of these instants.
     /// - Throws: `PostgresError`.
     public func ensurePartitions(from: Date, to: Date, on connection: PostgresConnection) throws {
@@ -112,19 +122,20 @@ public struct EventStore: Sendable {
     /// it is.
     /// `distinct` holds the rows to store and `starts` the session starts, as indices into `events`
     /// (``distinctRows(_:)``, ``sessionStarts(_:)``).
-    /// - Returns: the events stored, or `nil` when one was already stored (nothing is written).
+    /// - Returns: the events stored (`distinct`), or `nil` when one was already stored (nothing
+    ///   is written).
     private func copyStraight(
         _ distinct: [Int], _ starts: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64
-    ) throws -> Int? {
+    ) throws -> [Int]? {
         do {
-            let inserted = try copyEvents(
+            try copyEvents(
                 distinct, of: events, into: "events", on: connection, receivedAt: receivedAt,
                 begin: true, commit: starts.isEmpty)
             if !starts.isEmpty {
                 try copySessions(
                     starts, of: events, into: "sessions", on: connection, receivedAt: receivedAt, commit: true)
             }
-            return inserted
+            return distinct
         } catch let error as PostgresError where error.mayBeUniqueViolation || error.sqlState == "40P01" {
             return nil
         }
@@ -135,24 +146,24 @@ public struct EventStore: Sendable {
     /// collectors, an ingest beside a collector); the COPY then fails whole, and the write probes
     /// again: the primary key keeps every id stored once and the count exact. (A deadlock between
     /// such writers cannot happen while every writer copies in id order; it is retried alike.)
-    /// - Returns: the events stored, or `nil` when the probe is not allowed or kept losing races.
+    /// - Returns: the events stored (indices into `events`), or `nil` when the probe is not allowed
+    ///   or kept losing races.
     private func copyUnstored(
         _ distinct: [Int], _ starts: [Int], of events: [Event], on connection: PostgresConnection, receivedAt: Int64,
         hints: inout WriteHints
-    ) throws -> Int? {
+    ) throws -> [Int]? {
         for _ in 0..<Self.probeAttempts {
             do {
                 return try connection.transaction { connection in
                     let stored = try storedKeys(of: distinct, of: events, on: connection)
                     let unstored = stored.isEmpty ? distinct : distinct.filter { !stored.contains(Key(events[$0])) }
-                    let inserted =
-                        unstored.isEmpty
-                        ? 0
-                        : try copyEvents(unstored, of: events, into: "events", on: connection, receivedAt: receivedAt)
+                    if !unstored.isEmpty {
+                        try copyEvents(unstored, of: events, into: "events", on: connection, receivedAt: receivedAt)
+                    }
                     // Sessions of a resent batch are mostly stored too: no straight COPY for them.
                     try writeSessions(
                         starts, of: events, on: connection, receivedAt: receivedAt, straight: stored.isEmpty)
-                    return inserted
+                    return unstored
                 }
             } catch let error as PostgresError where error.mayBeUniqueViolation || error.sqlState == "40P01" {
                 continue
