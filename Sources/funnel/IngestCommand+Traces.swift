@@ -15,10 +15,14 @@ extension IngestCommand {
     /// first report, which builds them as it would have anyway.
     /// - Returns: the sessions built and the seconds it took; nil when nothing was built because
     ///   too many await (or the limit is 0) in every database.
-    /// - Parameter stored: the events an unsharded ingest kept (one target): the sessions' traces
-    ///   are encoded from them where they are all of a session's events.
+    /// - Parameters:
+    ///   - stored: the events an unsharded ingest kept (one target): the sessions' traces are
+    ///     encoded from them where they are all of a session's events.
+    ///   - foreseen: their traces, encoded while the last batches were written from what the
+    ///     parser foresaw (``EventIngester/whenParsed``), if it foresaw right.
     func buildTraces(
-        in targets: [PostgresConfiguration], stored: StoredSessions?, console: Console
+        in targets: [PostgresConfiguration], stored: StoredSessions?, foreseen: TraceBuilder.StoredTraces?,
+        console: Console
     ) async -> (built: Int?, seconds: Double?) {
         let limit = traceBuildLimit
         guard limit > 0 else { return (nil, nil) }
@@ -33,7 +37,7 @@ extension IngestCommand {
                     defer { connection.close() }
                     return try TraceBuilder().catchUp(
                         on: connection, more: connections, parts: ShardedReader.automaticConnections, ifAtMost: limit,
-                        stored: stored
+                        stored: stored, foreseen: foreseen
                     )?.built
                 }
                 if let count { built = (built ?? 0) + count }

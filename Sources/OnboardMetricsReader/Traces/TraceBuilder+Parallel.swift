@@ -123,11 +123,14 @@ extension TraceBuilder {
     /// - Returns: the sessions rebuilt and how many were encoded from `stored`, or nil when more
     ///   than `limit` await or the database has no traces (nothing was done).
     /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
-    /// - Parameter more: connections to the same server for the other parts, taken over (and
-    ///   closed); the parts open their own beyond them.
+    /// - Parameters:
+    ///   - more: connections to the same server for the other parts, taken over (and closed); the
+    ///     parts open their own beyond them.
+    ///   - foreseen: traces already being encoded from what the ingest's parser foresaw it would
+    ///     keep: taken when that is what `stored` holds, else `stored` is encoded now.
     package func catchUp(
         on connection: PostgresConnection, more: [PostgresConnection] = [], parts: Int, ifAtMost limit: Int,
-        stored: StoredSessions? = nil
+        stored: StoredSessions? = nil, foreseen: StoredTraces? = nil
     ) throws -> Rebuilt? {
         guard limit > 0 else { return nil }
         let row = try connection.query(
@@ -139,7 +142,10 @@ extension TraceBuilder {
             """
         ).first
         guard row?[0].bool == true else { return nil }
-        let traces = row?[1].bool == true ? stored.map { StoredTraces($0, threads: parts) } : nil
+        var traces: StoredTraces?
+        if row?[1].bool == true, let stored {
+            traces = foreseen?.foresee(stored) == true ? foreseen : StoredTraces(stored, threads: parts)
+        }
         // At most `limit` is an exact count: no second count for the parallel threshold.
         let waiting = try Self.waiting(on: connection, upTo: limit)
         guard waiting <= limit else { return nil }
