@@ -15,14 +15,10 @@ extension IngestCommand {
     /// first report, which builds them as it would have anyway.
     /// - Returns: the sessions built and the seconds it took; nil when nothing was built because
     ///   too many await (or the limit is 0) in every database.
-    /// - Parameters:
-    ///   - stored: the events an unsharded ingest kept (one target): the sessions' traces are
-    ///     encoded from them where they are all of a session's events.
-    ///   - foreseen: their traces, encoded while the last batches were written from what the
-    ///     parser foresaw (``EventIngester/whenParsed``), if it foresaw right.
+    /// - Parameter stored: the events an unsharded ingest kept (one target): the sessions' traces
+    ///   are encoded from them where they are all of a session's events.
     func buildTraces(
-        in targets: [PostgresConfiguration], stored: StoredSessions?, foreseen: TraceBuilder.StoredTraces?,
-        console: Console
+        in targets: [PostgresConfiguration], stored: StoredSessions?, console: Console
     ) async -> (built: Int?, seconds: Double?) {
         let limit = traceBuildLimit
         guard limit > 0 else { return (nil, nil) }
@@ -37,7 +33,7 @@ extension IngestCommand {
                     defer { connection.close() }
                     return try TraceBuilder().catchUp(
                         on: connection, more: connections, parts: ShardedReader.automaticConnections, ifAtMost: limit,
-                        stored: stored, foreseen: foreseen
+                        stored: stored
                     )?.built
                 }
                 if let count { built = (built ?? 0) + count }

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import NIOConcurrencyHelpers
 import OnboardMetrics
 
 #if canImport(Glibc)
@@ -164,7 +163,6 @@ struct IngestCommand: AsyncParsableCommand {
         let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
         var summary: IngestSummary
         var stored: StoredSessions?
-        let foreseen = NIOLockedValueBox<TraceBuilder.StoredTraces?>(nil)
         let topology: ShardTopology
         do {
             var ingester = EventIngester(options: options)
@@ -187,12 +185,6 @@ struct IngestCommand: AsyncParsableCommand {
             if !topology.isSharded {
                 // Enough for the sessions the build takes (about 12 events a session in the generator's data).
                 ingester.storedEventsLimit = traceBuildLimit * Self.storedEventsPerSession
-                // The traces are encoded while the last batches are written: the cores have room then.
-                ingester.whenParsed = { [foreseen] predicted in
-                    foreseen.withLockedValue {
-                        $0 = TraceBuilder.StoredTraces(predicted, threads: ShardedReader.automaticConnections)
-                    }
-                }
             }
             (summary, stored) = try await ingester.ingestKeeping(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })
@@ -209,8 +201,7 @@ struct IngestCommand: AsyncParsableCommand {
                 topology.isSharded
                 ? topology.shards.filter { !down.contains($0.id) }.map(\.configuration) : [configuration]
             (summary.tracesBuilt, summary.traceSeconds) = await buildTraces(
-                in: targets, stored: topology.isSharded ? nil : stored,
-                foreseen: foreseen.withLockedValue { $0 }, console: console)
+                in: targets, stored: topology.isSharded ? nil : stored, console: console)
         }
         printSummary(summary, console: console)
         if let spool = summary.spool, !spool.waiting.isEmpty {

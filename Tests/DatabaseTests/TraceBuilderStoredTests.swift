@@ -77,8 +77,7 @@ import Testing
         let stored = try #require(kept)
         let before = Set(setup.before.map(\.eventID))
         #expect(summary.inserted == Set(setup.file.map(\.eventID)).subtracting(before).count)
-        let spread = stored.sessions.values.contains { $0.statements > 1 }
-        #expect(spread)
+        #expect(stored.sessions.values.contains { $0.statements > 1 })
         let rebuilt = try await BlockingIO.run {
             var connections = stored.takeConnections(for: configuration)
             #expect(connections.count == 2)
@@ -136,78 +135,5 @@ import Testing
         let (summary, stored) = try await ingester.ingestKeeping([path], into: configuration)
         #expect(summary.inserted > 100)
         #expect(stored == nil)
-    }
-
-    /// The traces `whenParsed` starts, handed from the parsing thread.
-    final class Foreseen: @unchecked Sendable {
-        private let lock = NSLock()
-        private var traces: TraceBuilder.StoredTraces?
-        func set(_ value: TraceBuilder.StoredTraces) { lock.withLock { traces = value } }
-        func get() -> TraceBuilder.StoredTraces? { lock.withLock { traces } }
-    }
-
-    /// Ingests `events` keeping them, with the parser's foresight encoded as `funnel ingest` does.
-    static func ingestForeseeing(
-        _ events: [Event], into configuration: PostgresConfiguration, folder: URL
-    ) async throws -> (stored: StoredSessions, foreseen: TraceBuilder.StoredTraces) {
-        let path = folder.appendingPathComponent("foreseen.jsonl").path
-        try Data(events.map { $0.jsonLine + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: path))
-        let foreseen = Foreseen()
-        var ingester = EventIngester(options: IngestOptions(batchSize: 37))
-        ingester.storedEventsLimit = 10_000
-        ingester.whenParsed = { foreseen.set(TraceBuilder.StoredTraces($0, threads: 2)) }
-        let stored = try #require(try await ingester.ingestKeeping([path], into: configuration).stored)
-        return (stored, try #require(foreseen.get()))
-    }
-
-    /// New sessions only: every batch stores all its distinct events, so the traces encoded from
-    /// the parser's foresight while the batches were written are the ones taken.
-    @Test func theParsersForesightIsTakenWhenEveryBatchStoredItsDistinctEvents() async throws {
-        let configuration = try await TestDatabase.migrated("traces_foreseen")
-        let folder = try TestDatabase.temporaryFolder("traces-foreseen")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let setup = try Self.setup()
-        // Without the file's repeats: a repeat in a later batch is stored already when it comes.
-        var seen = Set<UUID>()
-        let events = setup.file.filter { setup.new.contains($0.sessionID) && seen.insert($0.eventID).inserted }
-        let (stored, foreseen) = try await Self.ingestForeseeing(events, into: configuration, folder: folder)
-        let (allDistinct, taken) = (stored.storedAllDistinct, foreseen.foresee(stored))
-        #expect(allDistinct)
-        #expect(taken)
-        let rebuilt = try await TestDatabase.withConnection(configuration) { connection in
-            try TraceBuilder().catchUp(on: connection, parts: 2, ifAtMost: 1_000, stored: stored, foreseen: foreseen)
-        }
-        #expect(rebuilt == TraceBuilder.Rebuilt(built: setup.new.count, encoded: setup.new.count))
-        let result = try await TestDatabase.withConnection(configuration) { try TraceVerifier().verify(on: $0) }
-        #expect(result.isConsistent && result.sessions == setup.new.count)
-    }
-
-    /// One new session's event reuses the id of an event stored before under another session: its
-    /// batch stores fewer than its distinct events, the foresight (which counts that event in) is
-    /// not taken, and the session's trace holds only what was stored.
-    @Test func aForesightThatDidNotHoldIsNotTaken() async throws {
-        let configuration = try await TestDatabase.migrated("traces_foreseen_wrong")
-        let folder = try TestDatabase.temporaryFolder("traces-foreseen-wrong")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let setup = try Self.setup()
-        let earlier = setup.before.filter { setup.traced.contains($0.sessionID) }
-        try await TestDatabase.withConnection(configuration) { connection in
-            _ = try EventStore().write(earlier, on: connection, receivedAt: Date())
-            try TraceBuilder().catchUp(on: connection, buckets: nil)
-        }
-        var events = setup.file.filter { setup.new.contains($0.sessionID) }
-        let reused = try #require(earlier.last?.eventID)
-        events[events.count - 3].eventID = reused
-        let (stored, foreseen) = try await Self.ingestForeseeing(events, into: configuration, folder: folder)
-        let (allDistinct, taken) = (stored.storedAllDistinct, foreseen.foresee(stored))
-        #expect(!allDistinct)
-        #expect(!taken)
-        let rebuilt = try await TestDatabase.withConnection(configuration) { connection in
-            try TraceBuilder().catchUp(on: connection, parts: 2, ifAtMost: 1_000, stored: stored, foreseen: foreseen)
-        }
-        #expect(rebuilt?.built == setup.new.count)
-        let result = try await TestDatabase.withConnection(configuration) { try TraceVerifier().verify(on: $0) }
-        #expect(result.differing.isEmpty)
-        #expect(result.isConsistent && result.sessions == setup.new.count + setup.traced.count)
     }
 }

@@ -123,14 +123,11 @@ extension TraceBuilder {
     /// - Returns: the sessions rebuilt and how many were encoded from `stored`, or nil when more
     ///   than `limit` await or the database has no traces (nothing was done).
     /// - Throws: `PostgresError` (42501 for a role that may not write the traces).
-    /// - Parameters:
-    ///   - more: connections to the same server for the other parts, taken over (and closed); the
-    ///     parts open their own beyond them.
-    ///   - foreseen: traces already being encoded from what the ingest's parser foresaw it would
-    ///     keep: taken when that is what `stored` holds, else `stored` is encoded now.
+    /// - Parameter more: connections to the same server for the other parts, taken over (and
+    ///   closed); the parts open their own beyond them.
     package func catchUp(
         on connection: PostgresConnection, more: [PostgresConnection] = [], parts: Int, ifAtMost limit: Int,
-        stored: StoredSessions? = nil, foreseen: StoredTraces? = nil
+        stored: StoredSessions? = nil
     ) throws -> Rebuilt? {
         guard limit > 0 else { return nil }
         let row = try connection.query(
@@ -142,10 +139,7 @@ extension TraceBuilder {
             """
         ).first
         guard row?[0].bool == true else { return nil }
-        var traces: StoredTraces?
-        if row?[1].bool == true, let stored {
-            traces = foreseen?.foresee(stored) == true ? foreseen : StoredTraces(stored, threads: parts)
-        }
+        let traces = row?[1].bool == true ? stored.map { StoredTraces($0, threads: parts) } : nil
         // At most `limit` is an exact count: no second count for the parallel threshold.
         let waiting = try Self.waiting(on: connection, upTo: limit)
         guard waiting <= limit else { return nil }

@@ -23,14 +23,13 @@ extension TraceBuilder {
     /// The traces of the sessions an ingest kept the events of (``StoredSessions``), encoded on
     /// other threads from the moment the catch-up starts: the encoding, a third of the build's
     /// time, then overlaps the server's taking of the marks instead of following it.
-    package final class StoredTraces: Sendable {
+    final class StoredTraces: Sendable {
         let stored: StoredSessions
         private let done = ConditionLock(value: false)
         /// Each thread's traces, by session (one dictionary each: merging them copied every trace).
         private let traces: NIOLockedValueBox<[[UUID: Built]]>
 
-        /// Starts encoding the sessions of `stored` on `threads` threads of their own.
-        package init(_ stored: StoredSessions, threads: Int) {
+        init(_ stored: StoredSessions, threads: Int) {
             self.stored = stored
             let ids = stored.sessions.keys.filter { !stored.unknown.contains($0) }
             let chunks = ShardedReader.split(ids, into: max(threads, 1))
@@ -59,13 +58,6 @@ extension TraceBuilder {
                     }
                 }
             }
-        }
-
-        /// Whether these traces, encoded from what the parser foresaw (``EventIngester/whenParsed``),
-        /// are those of what the ingest kept: every batch stored all its distinct events.
-        func foresee(_ kept: StoredSessions) -> Bool {
-            kept.storedAllDistinct && kept.writer == stored.writer && kept.eventCount == stored.eventCount
-                && kept.sessions.count == stored.sessions.count && kept.unknown.isEmpty
         }
 
         /// Session `id`'s trace encoded from the kept events, or nil when they may not be all of

@@ -39,12 +39,6 @@ public struct EventIngester: Sendable {
     /// Up to how many stored events an unsharded ingest keeps for building their sessions' traces
     /// (``StoredSessions``); 0 keeps none.
     package var storedEventsLimit = 0
-    /// Called on the parsing thread once every event is read, when events are kept, with what the
-    /// ingest will have kept if every batch stores all its distinct events (as it does unless
-    /// some were stored before): traces can be encoded from it while the last batches are still
-    /// being written. The final ``StoredSessions`` says whether that held
-    /// (``StoredSessions/storedAllDistinct``). Must return at once.
-    package var whenParsed: (@Sendable (StoredSessions) -> Void)?
 
     /// Creates an ingester.
     public init(options: IngestOptions = IngestOptions()) {
@@ -54,9 +48,6 @@ public struct EventIngester: Sendable {
     struct Batch: Sendable {
         var file: Int
         var events: [Event]
-        /// The `received_at` of its events that carry none (microseconds since 2000-01-01): when
-        /// the batch was read, so the parser knows the rows a write will store.
-        var receivedAt = PostgresValue.postgresMicroseconds(Date())
     }
 
     /// Ingests `paths` in order into the database. The schema must be migrated.
@@ -86,24 +77,13 @@ public struct EventIngester: Sendable {
         let started = Date()
         let options = options
         let handoff = BatchHandoff<Batch>(capacity: max(options.writeConnections, 1) + 1)
-        let keeping = StoredSessions(limit: shards == nil ? storedEventsLimit : 0)
-        let whenParsed = keeping.overflowed ? nil : whenParsed
         async let parsed = BlockingIO.run {
-            var predicted = keeping
             defer { handoff.finish() }
-            let files = try Self.parse(paths, options: options, now: options.now ?? started, handoff: handoff) {
+            return try Self.parse(paths, options: options, now: options.now ?? started, handoff: handoff) {
                 progress($0)
             } rejected: {
                 rejected($0)
-            } batched: { batch in
-                if whenParsed != nil {
-                    predicted.add(
-                        batch.events, rows: EventStore.distinctRows(batch.events), receivedAt: batch.receivedAt,
-                        allDistinct: true)
-                }
             }
-            if let whenParsed, !predicted.overflowed { whenParsed(predicted) }
-            return files
         }
         var written: [Int: EventStore.WriteResult]
         var sharded: ShardedWritten?
@@ -114,7 +94,8 @@ public struct EventIngester: Sendable {
                 written = sharded?.results ?? [:]
             } else {
                 (written, stored) = try await Self.write(
-                    from: handoff, to: configuration, connections: options.writeConnections, keeping: keeping)
+                    from: handoff, to: configuration, connections: options.writeConnections,
+                    keeping: StoredSessions(limit: storedEventsLimit))
             }
         } catch {
             handoff.cancel()
@@ -137,7 +118,7 @@ public struct EventIngester: Sendable {
 
     private static func parse(
         _ paths: [String], options: IngestOptions, now: Date, handoff: BatchHandoff<Batch>,
-        progress: (Progress) -> Void, rejected: (Rejection) -> Void, batched: (Batch) -> Void
+        progress: (Progress) -> Void, rejected: (Rejection) -> Void
     ) throws -> [IngestSummary.File] {
         let sizes = try paths.map { path in
             do {
@@ -160,9 +141,7 @@ public struct EventIngester: Sendable {
                 batchSize: options.batchSize)
             parser.eventMapping = options.eventMapping
             let counts = try parser.run(rejects: rejects) { events in
-                let batch = Batch(file: index, events: events)
-                batched(batch)
-                return handoff.put(batch)
+                handoff.put(Batch(file: index, events: events))
             } reject: {
                 rejected($0)
             } progress: { bytes, lines in
@@ -244,9 +223,10 @@ public struct EventIngester: Sendable {
         var hints = EventStore.WriteHints()
         while let batch = handoff.take() {
             try planner.prepare(for: batch.events, store: store, on: connection)
-            let (result, rows, allDistinct) = try store.writeRows(
-                batch.events, on: connection, receivedAt: batch.receivedAt, hints: &hints)
-            stored.add(batch.events, rows: rows, receivedAt: batch.receivedAt, allDistinct: allDistinct)
+            let receivedAt = PostgresValue.postgresMicroseconds(Date())
+            let (result, rows) = try store.writeRows(
+                batch.events, on: connection, receivedAt: receivedAt, hints: &hints)
+            stored.add(batch.events, rows: rows, receivedAt: receivedAt)
             var sum = results[batch.file] ?? EventStore.WriteResult(inserted: 0, duplicates: 0)
             sum.inserted += result.inserted
             sum.duplicates += result.duplicates

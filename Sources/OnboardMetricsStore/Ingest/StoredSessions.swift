@@ -50,9 +50,6 @@ package struct StoredSessions: Sendable {
     package private(set) var eventCount = 0
     /// Whether more than ``limit`` events were stored: then nothing is kept.
     package private(set) var overflowed = false
-    /// Whether every batch stored all its distinct events (``EventStore/distinctRows(_:)``), so
-    /// what was kept is what the parser foresaw (``EventIngester/whenParsed``).
-    package private(set) var storedAllDistinct = true
     /// The batches' events, which ``Place``s point into; read them from a copy of this taken
     /// once: a lookup through a method copied each event (profiled).
     package private(set) var batches: [[Event]] = []
@@ -69,16 +66,13 @@ package struct StoredSessions: Sendable {
     }
 
     /// Records one batch's write: `rows` are the indices into `events` of the events it stored,
-    /// by one statement, or nil when the write does not tell which; `allDistinct`, whether they
-    /// are all its distinct events.
-    package mutating func add(_ events: [Event], rows: [Int]?, receivedAt: Int64, allDistinct: Bool) {
+    /// by one statement, or nil when the write does not tell which.
+    package mutating func add(_ events: [Event], rows: [Int]?, receivedAt: Int64) {
         guard !overflowed else { return }
         guard let rows else {
-            storedAllDistinct = false
             for event in events { unknown.insert(event.sessionID) }
             return
         }
-        if !allDistinct { storedAllDistinct = false }
         guard eventCount + rows.count <= limit else { return overflow() }
         eventCount += rows.count
         let batch = Int32(batches.count)
@@ -107,7 +101,6 @@ package struct StoredSessions: Sendable {
         guard !overflowed else { return }
         guard !other.overflowed, eventCount + other.eventCount <= limit else { return overflow() }
         eventCount += other.eventCount
-        storedAllDistinct = storedAllDistinct && other.storedAllDistinct
         unknown.formUnion(other.unknown)
         let offset = Int32(batches.count)
         batches += other.batches

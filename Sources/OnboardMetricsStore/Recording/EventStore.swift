@@ -78,12 +78,11 @@ public struct EventStore: Sendable {
 
     /// ``write(_:on:receivedAt:hints:)``, also saying which events it stored: indices into
     /// `events`, all stored by one statement; nil when the write does not know (it moved the batch
-    /// through the staging table); and whether they are all the batch's distinct events
-    /// (``distinctRows(_:)``).
+    /// through the staging table).
     package func writeRows(
         _ events: [Event], on connection: PostgresConnection, receivedAt received: Int64, hints: inout WriteHints
-    ) throws -> (result: WriteResult, rows: [Int]?, allDistinct: Bool) {
-        guard !events.isEmpty else { return (WriteResult(inserted: 0, duplicates: 0), [], true) }
+    ) throws -> (result: WriteResult, rows: [Int]?) {
+        guard !events.isEmpty else { return (WriteResult(inserted: 0, duplicates: 0), []) }
         let distinct = Self.distinctRows(events)
         let starts = Self.sessionStarts(events)
         var rows: [Int]?
@@ -106,7 +105,7 @@ public struct EventStore: Sendable {
         // A resent batch is rarely alone; a stored duplicate at a batch's edge (a repeat that
         // straddles two batches) is.
         hints.resending = stored * 2 >= distinct.count
-        return (WriteResult(inserted: count, duplicates: events.count - count), rows, rows?.count == distinct.count)
+        return (WriteResult(inserted: count, duplicates: events.count - count), rows)
     }
 
     /// Makes sure monthly partitions exist for the months of these instants.
