@@ -138,7 +138,7 @@ public struct EventIngester: Sendable {
             let rejects = try shared ?? RejectsFile(path: path + ".rejects", inputs: paths)
             var parser = EventFileParser(
                 path: path, format: format, mapping: options.mapping, timestamps: timestamps, now: now,
-                batchSize: options.batchSize)
+                batchSize: Self.batchSize(options, bytes: total))
             parser.eventMapping = options.eventMapping
             let counts = try parser.run(rejects: rejects) { events in
                 handoff.put(Batch(file: index, events: events))
@@ -161,6 +161,19 @@ public struct EventIngester: Sendable {
         try shared?.close()
         return files
     }
+
+    /// The batch size for `bytes` of input: the configured one, but small enough that every writing
+    /// connection gets two batches or more. With one batch for a small load (1 % more events: one
+    /// batch of 20,000) one connection wrote while the other waited, and the parser read the whole
+    /// file before the first row was sent.
+    static func batchSize(_ options: IngestOptions, bytes: Int) -> Int {
+        // About 360 bytes a JSONL line (the generator's); CSV lines are shorter, so fewer events are assumed.
+        let events = bytes / 360
+        return min(options.batchSize, max(Self.smallestBatch, events / (2 * max(options.writeConnections, 1))))
+    }
+
+    /// The smallest batch a small load is cut into: below it, a COPY's fixed cost starts to show.
+    static let smallestBatch = 2_000
 
     /// Writes batches on `options.writeConnections` connections until the parser is done; returns
     /// the results per file index.

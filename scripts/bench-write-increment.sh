@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The write path of a small ingest into a table that already holds events (issue 33: building the
+# session traces may cost the write path at most 10 %, ingest against binary COPY ≥ 0.95×). A base
+# of SESSIONS generated sessions (default 150,000: about 1.78M events, with the generator's faults)
+# is ingested and its traces built once; then, ROUNDS times, 1 % more sessions (another seed) go
+# into three copies of that base (CREATE DATABASE ... TEMPLATE), each after a CHECKPOINT, in an
+# order that turns each round:
+#   copy      psql `\copy events FROM FILE (FORMAT binary)` of the rows the ingest stores,
+#             with the session-trace trigger off (the limit, as in bench-write-path.sh)
+#   ingest    `funnel ingest MORE.jsonl`: the load, then the new sessions' traces (the default)
+#   no build  `funnel ingest MORE.jsonl --trace-build-limit 0`: the load alone (the first report
+#             builds the traces)
+# Each is timed whole (process start to exit). Prints each round's seconds, the ingest's own
+# load/build split, and the medians with the ratios: copy / ingest (≥ 0.95 is the goal) and
+# ingest / no build (the build's share of the write path, ≤ 1.10).
+# Usage: bash scripts/bench-write-increment.sh [SESSIONS] [ROUNDS]   (default 150000 5)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sessions="${1:-150000}"
+rounds="${2:-5}"
+source scripts/bench/setup.sh
+more=$((sessions / 100))
+columns="event_id, session_id, user_id, seq, kind, flow_id, flow_version, step_id, name, occurred_at, sent_at, received_at, properties"
+
+echo "postgres $(psql -XtA "$admin" -c 'SHOW server_version')   cores $(nproc)   base $sessions sessions, +$more a round, $rounds rounds   $(uptime)"
+"$bin/funnel" generate --scenario health-study --sessions "$sessions" --seed 5101 --out "$work/base.jsonl" --quiet
+fresh bench_base
+"$bin/funnel" ingest "$work/base.jsonl" --database-url "$(db_url bench_base)" --quiet >/dev/null
+# The traces of the base built (a report catches up), so only the new sessions await.
+"$bin/funnel" report --database-url "$(db_url bench_base)" --steps welcome,modules --format json --quiet >/dev/null
+# The ingest's summary: its load and build, and their ratio.
+cat >"$work/split.py" <<'PY'
+import json, sys
+summary = json.load(open(sys.argv[1]))
+load, build = summary["seconds"], summary.get("trace_seconds") or 0
+if sys.argv[2] == "split":
+    print(f"{load:.3f}+{build:.3f}")
+else:
+    print(f"{build / load:.3f}")
+PY
+psql -XtAq "$(db_url bench_base)" -c "VACUUM ANALYZE" >/dev/null
+base_rows=$(psql -XtA "$(db_url bench_base)" -c "SELECT count(*) FROM events")
+echo "base: $base_rows events"
+
+copy_of() {
+    psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" \
+        -c "CREATE DATABASE $1 TEMPLATE bench_base" >/dev/null
+}
+checkpoint() { psql -XtAq "$admin" -c "CHECKPOINT" >/dev/null; }
+timed() {
+    local start
+    start=$(now)
+    "$@" >"$work/out.json"
+    awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.4f", b - a }'
+}
+
+printf '%-6s %10s %10s %10s %12s %12s\n' round copy ingest "no build" "load+build" "build/load"
+: >"$work/rounds.txt"
+for round in $(seq 1 "$rounds"); do
+    "$bin/funnel" generate --scenario health-study --sessions "$more" --seed $((6100 + round)) \
+        --out "$work/more.jsonl" --quiet
+    # The rows the ingest stores, for the copy: ingested into a scratch copy and exported (the new
+    # sessions are those awaiting their traces there).
+    copy_of bench_scratch
+    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$(db_url bench_scratch)" --quiet \
+        --trace-build-limit 0 >/dev/null
+    psql -Xq "$(db_url bench_scratch)" -c "\\copy (SELECT $columns FROM events WHERE session_id IN (SELECT session_id FROM trace_dirty)) TO '$work/more.bin' (FORMAT binary)"
+    declare -A took=()
+    split=""
+    methods=(copy ingest nobuild)
+    # Turn the order each round.
+    for shift in $(seq 1 $(((round - 1) % 3))); do methods=("${methods[@]:1}" "${methods[0]}"); done
+    for method in "${methods[@]}"; do
+        copy_of "bench_$method"
+        checkpoint
+        case $method in
+        copy)
+            psql -Xq "$(db_url bench_copy)" -c "ALTER TABLE events DISABLE TRIGGER events_traces_insert"
+            took[copy]=$(timed psql -Xq "$(db_url bench_copy)" \
+                -c "\\copy events ($columns) FROM '$work/more.bin' (FORMAT binary)")
+            ;;
+        ingest)
+            took[ingest]=$(timed "$bin/funnel" ingest "$work/more.jsonl" --database-url "$(db_url bench_ingest)" \
+                --format json --quiet)
+            split=$(python3 "$work/split.py" "$work/out.json" split)
+            ratio=$(python3 "$work/split.py" "$work/out.json" ratio)
+            ;;
+        nobuild)
+            took[nobuild]=$(timed "$bin/funnel" ingest "$work/more.jsonl" --database-url "$(db_url bench_nobuild)" \
+                --trace-build-limit 0 --format json --quiet)
+            ;;
+        esac
+    done
+    printf '%-6s %10s %10s %10s %12s %12s\n' "$round" "${took[copy]}" "${took[ingest]}" "${took[nobuild]}" "$split" "$ratio"
+    echo "${took[copy]} ${took[ingest]} ${took[nobuild]} $ratio" >>"$work/rounds.txt"
+done
+python3 - "$work/rounds.txt" <<'PY'
+import statistics, sys
+rows = [list(map(float, line.split())) for line in open(sys.argv[1]) if line.strip()]
+copy, ingest, nobuild, build = (statistics.median(column) for column in zip(*rows))
+print(f"medians: copy {copy:.3f} s, ingest {ingest:.3f} s, no build {nobuild:.3f} s; build / load {build:.3f}")
+print(f"ingest against the binary copy: {copy / ingest:.2f}x (goal >= 0.95); without the build {copy / nobuild:.2f}x")
+print(f"the build's share of the write path: ingest / no build {ingest / nobuild:.3f} (goal <= 1.10)")
+PY
+echo "load after: $(uptime)"
