@@ -10,9 +10,11 @@
 #   ingest    `funnel ingest MORE.jsonl`: the load, then the new sessions' traces (the default)
 #   no build  `funnel ingest MORE.jsonl --trace-build-limit 0`: the load alone (the first report
 #             builds the traces)
+#   read back `funnel ingest MORE.jsonl` into a copy without migration 0008's column: the build
+#             reads every new session's events back, as before the ingest kept them
 # Each is timed whole (process start to exit). Prints each round's seconds, the ingest's own
 # load/build split, and the medians with the ratios: copy / ingest (≥ 0.95 is the goal) and
-# ingest / no build (the build's share of the write path, ≤ 1.10).
+# ingest / no build (the build's share of the write path, ≤ 1.10), and the same for read back.
 # Usage: bash scripts/bench-write-increment.sh [SESSIONS] [ROUNDS]   (default 150000 5)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -54,7 +56,7 @@ timed() {
     awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.4f", b - a }'
 }
 
-printf '%-6s %10s %10s %10s %12s %12s\n' round copy ingest "no build" "load+build" "build/load"
+printf '%-6s %10s %10s %10s %10s %12s %12s\n' round copy ingest "no build" "read back" "load+build" "build/load"
 : >"$work/rounds.txt"
 for round in $(seq 1 "$rounds"); do
     "$bin/funnel" generate --scenario health-study --sessions "$more" --seed $((6100 + round)) \
@@ -67,9 +69,9 @@ for round in $(seq 1 "$rounds"); do
     psql -Xq "$(db_url bench_scratch)" -c "\\copy (SELECT $columns FROM events WHERE session_id IN (SELECT session_id FROM trace_dirty)) TO '$work/more.bin' (FORMAT binary)"
     declare -A took=()
     split=""
-    methods=(copy ingest nobuild)
+    methods=(copy ingest nobuild readback)
     # Turn the order each round.
-    for shift in $(seq 1 $(((round - 1) % 3))); do methods=("${methods[@]:1}" "${methods[0]}"); done
+    for shift in $(seq 1 $(((round - 1) % 4))); do methods=("${methods[@]:1}" "${methods[0]}"); done
     for method in "${methods[@]}"; do
         copy_of "bench_$method"
         checkpoint
@@ -85,21 +87,27 @@ for round in $(seq 1 "$rounds"); do
             split=$(python3 "$work/split.py" "$work/out.json" split)
             ratio=$(python3 "$work/split.py" "$work/out.json" ratio)
             ;;
+        readback)
+            psql -Xq "$(db_url bench_readback)" -c "ALTER TABLE trace_dirty DROP COLUMN writer"
+            took[readback]=$(timed "$bin/funnel" ingest "$work/more.jsonl" --database-url "$(db_url bench_readback)" \
+                --format json --quiet)
+            ;;
         nobuild)
             took[nobuild]=$(timed "$bin/funnel" ingest "$work/more.jsonl" --database-url "$(db_url bench_nobuild)" \
                 --trace-build-limit 0 --format json --quiet)
             ;;
         esac
     done
-    printf '%-6s %10s %10s %10s %12s %12s\n' "$round" "${took[copy]}" "${took[ingest]}" "${took[nobuild]}" "$split" "$ratio"
-    echo "${took[copy]} ${took[ingest]} ${took[nobuild]} $ratio" >>"$work/rounds.txt"
+    printf '%-6s %10s %10s %10s %10s %12s %12s\n' "$round" "${took[copy]}" "${took[ingest]}" "${took[nobuild]}" \
+        "${took[readback]}" "$split" "$ratio"
+    echo "${took[copy]} ${took[ingest]} ${took[nobuild]} $ratio ${took[readback]}" >>"$work/rounds.txt"
 done
 python3 - "$work/rounds.txt" <<'PY'
 import statistics, sys
 rows = [list(map(float, line.split())) for line in open(sys.argv[1]) if line.strip()]
-copy, ingest, nobuild, build = (statistics.median(column) for column in zip(*rows))
-print(f"medians: copy {copy:.3f} s, ingest {ingest:.3f} s, no build {nobuild:.3f} s; build / load {build:.3f}")
-print(f"ingest against the binary copy: {copy / ingest:.2f}x (goal >= 0.95); without the build {copy / nobuild:.2f}x")
-print(f"the build's share of the write path: ingest / no build {ingest / nobuild:.3f} (goal <= 1.10)")
+copy, ingest, nobuild, build, readback = (statistics.median(column) for column in zip(*rows))
+print(f"medians: copy {copy:.3f} s, ingest {ingest:.3f} s, no build {nobuild:.3f} s, read back {readback:.3f} s; build / load {build:.3f}")
+print(f"ingest against the binary copy: {copy / ingest:.2f}x (goal >= 0.95); without the build {copy / nobuild:.2f}x; reading back {copy / readback:.2f}x")
+print(f"the build's share of the write path: ingest / no build {ingest / nobuild:.3f} (goal <= 1.10); reading back {readback / nobuild:.3f}")
 PY
 echo "load after: $(uptime)"

@@ -52,8 +52,10 @@ struct IngestCommand: AsyncParsableCommand {
             Traces: reports read each session from a compact trace (`funnel verify`), rebuilt \
             from the events after a write. After a small load (at most --trace-build-limit \
             sessions awaiting, default 20000) ingest builds them before it exits, so the next \
-            report only reads them; after a bulk load the first report builds them all. The \
-            summary says how many were built and how long it took (JSON traces_built, \
+            report only reads them: a session whose events all came in this ingest is encoded \
+            from the events it still holds (up to 12 events a session of the limit), any other \
+            is read back from the table. After a bulk load the first report builds them all. \
+            The summary says how many were built and how long it took (JSON traces_built, \
             trace_seconds). A role that may not write the traces leaves them to the reports.
 
             Shards (`funnel shards`): each batch goes to the shards of its sessions. The part of a \
