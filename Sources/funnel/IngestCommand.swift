@@ -96,8 +96,13 @@ struct IngestCommand: AsyncParsableCommand {
         help: ArgumentHelp("One rejects file for all inputs (default: FILE.rejects beside each).", valueName: "path"))
     var rejects: String?
 
-    @Option(help: "Events per transaction.")
-    var batchSize = 20_000
+    @Option(
+        help: """
+            Events per transaction (default 20000; a small load is then cut smaller, so every write \
+            connection gets two batches or more). Given, every batch is this size: one batch lies \
+            in the table in event-id order.
+            """)
+    var batchSize: Int?
 
     @Option(
         help: ArgumentHelp(
@@ -127,7 +132,7 @@ struct IngestCommand: AsyncParsableCommand {
         if mapping != nil, inputFormat != .segment, inputFormat != .posthog {
             throw ValidationError("--mapping applies to --input-format segment or posthog")
         }
-        guard batchSize > 0 else { throw ValidationError("--batch-size must be positive") }
+        if let batchSize, batchSize <= 0 { throw ValidationError("--batch-size must be positive") }
         guard traceBuildLimit >= 0 else { throw ValidationError("--trace-build-limit must not be negative") }
         guard (1...64).contains(writeConnections) else {
             throw ValidationError("--write-connections must be between 1 and 64")
@@ -149,9 +154,10 @@ struct IngestCommand: AsyncParsableCommand {
     private func makeOptions() throws -> IngestOptions {
         var options = IngestOptions(
             format: inputFormat, mapping: map.isEmpty ? nil : try ColumnMapping(specifications: map),
-            timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize,
+            timeZone: try Self.timeZone(timezone), rejectsPath: rejects, batchSize: batchSize ?? 20_000,
             writeConnections: writeConnections)
         if let mapping { options.eventMapping = try EventMapping(contentsOf: mapping) }
+        options.adaptsBatchSize = batchSize == nil
         return options
     }
 

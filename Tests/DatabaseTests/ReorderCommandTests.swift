@@ -216,10 +216,12 @@ import Testing
         let url = TestDatabase.url(of: configuration)
         let folder = try TestDatabase.temporaryFolder("reorder-skip")
         defer { try? FileManager.default.removeItem(at: folder) }
-        // One ingest batch, sorted by id before it is written: its partitions are in key order but
+        // One ingest batch (the size given: a small load is otherwise cut into batches for both
+        // connections), sorted by id before it is written: its partitions are in key order but
         // for the resent events. The shuffled copy makes the default partition one page a row.
         try await FunnelProcess.generateAndIngest(
-            "health-study", sessions: 1_500, seed: 18, into: folder, url: url)
+            "health-study", sessions: 1_500, seed: 18, ingestArguments: ["--batch-size", "20000"], into: folder,
+            url: url)
         let (exact, nodesBefore, contentsBefore) = try await TestDatabase.withConnection(configuration) {
             try Self.copySessionsIntoTheDefaultPartition(60, on: $0)
             return (

@@ -162,11 +162,13 @@ public struct EventIngester: Sendable {
         return files
     }
 
-    /// The batch size for `bytes` of input: the configured one, but small enough that every writing
-    /// connection gets two batches or more. With one batch for a small load (1 % more events: one
+    /// The batch size for `bytes` of input: the configured one, but, when the options allow it
+    /// (``IngestOptions/adaptsBatchSize``), small enough that every writing connection gets two
+    /// batches or more. With one batch for a small load (1 % more events: one
     /// batch of 20,000) one connection wrote while the other waited, and the parser read the whole
     /// file before the first row was sent.
     static func batchSize(_ options: IngestOptions, bytes: Int) -> Int {
+        guard options.adaptsBatchSize else { return options.batchSize }
         // About 360 bytes a JSONL line (the generator's); CSV lines are shorter, so fewer events are assumed.
         let events = bytes / 360
         return min(options.batchSize, max(Self.smallestBatch, events / (2 * max(options.writeConnections, 1))))

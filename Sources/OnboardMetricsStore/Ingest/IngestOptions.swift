@@ -39,6 +39,10 @@ public struct IngestOptions: Sendable {
     public var now: Date?
     /// How Segment and PostHog lines become onboarding events (the naming convention unless set).
     package var eventMapping = EventMapping()
+    /// Whether a small load is cut into smaller batches than ``batchSize``, so that every writing
+    /// connection gets two or more (`funnel ingest` without `--batch-size`). Batches from two
+    /// connections then interleave in the table's pages, where one batch would lie in id order.
+    package var adaptsBatchSize = false
 
     /// Creates options.
     public init(

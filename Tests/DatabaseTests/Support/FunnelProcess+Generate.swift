@@ -29,10 +29,11 @@ extension FunnelProcess {
     /// - Returns: the file's path.
     @discardableResult
     static func generateAndIngest(
-        _ scenario: String, sessions: Int, seed: Int, arguments: [String] = [], into folder: URL, url: String
+        _ scenario: String, sessions: Int, seed: Int, arguments: [String] = [], ingestArguments: [String] = [],
+        into folder: URL, url: String
     ) async throws -> String {
         let path = try await generate(scenario, sessions: sessions, seed: seed, arguments: arguments, into: folder)
-        let run = try await FunnelProcess.run(["ingest", path, "--database-url", url, "--quiet"])
+        let run = try await FunnelProcess.run(["ingest", path, "--database-url", url, "--quiet"] + ingestArguments)
         guard run.status == 0 else {
             throw Failed(description: "funnel ingest exited with \(run.status): \(run.errors)")
         }
