@@ -191,8 +191,10 @@ struct IngestCommand: AsyncParsableCommand {
                 throw ValidationError("no files to ingest (without files, ingest only drains the spool of shards)")
             }
             if !topology.isSharded {
-                // Enough for the sessions the build takes (about 12 events a session in the generator's data).
-                ingester.storedEventsLimit = traceBuildLimit * Self.storedEventsPerSession
+                // Enough for the sessions the build takes (about 12 events a session in the generator's
+                // data); a limit too large to multiply keeps everything.
+                let (events, overflow) = traceBuildLimit.multipliedReportingOverflow(by: Self.storedEventsPerSession)
+                ingester.storedEventsLimit = overflow ? Int.max : events
             }
             (summary, stored) = try await ingester.ingestKeeping(
                 files, into: configuration, progress: { bar.update($0) }, rejected: { reporter.report($0) })

@@ -45,7 +45,7 @@ import Testing
                 setup.new.insert(id)
                 for position in events.indices where position % 3 == 0 {
                     events[position].properties["zz"] = .object([
-                        "b": .number(1e-5), "aa": .array([.number(2.50), .string("tab\there \u{08}")]), "a": .null,
+                        "b": .number(1e-5), "aa": .array([.number(1.5e20), .string("tab\there \u{08}")]), "a": .null,
                     ])
                 }
                 setup.file += events
@@ -122,7 +122,26 @@ import Testing
         #expect(result.isConsistent && result.sessions == setup.new.count)
     }
 
-    /// Past the limit nothing is kept, and the writers' connections are closed, not left.
+    /// Other connections to the database than `connection`, once those closing have gone (a
+    /// closed connection's server process exits a moment after).
+    static func otherBackends(on connection: PostgresConnection) throws -> Int {
+        var count = 0
+        for _ in 0..<50 {
+            count =
+                try connection.query(
+                    """
+                    SELECT count(*) FROM pg_stat_activity
+                    WHERE datname = current_database() AND pid <> pg_backend_pid()
+                    """
+                ).first?[0].int ?? -1
+            if count == 0 { break }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+        return count
+    }
+
+    /// Past the limit nothing is kept, and the writers' connections are closed, not left; a
+    /// catch-up given the writers' connections closes them when it does nothing.
     @Test func pastTheLimitNothingIsKept() async throws {
         let configuration = try await TestDatabase.migrated("traces_stored_limit")
         let folder = try TestDatabase.temporaryFolder("traces-stored-limit")
@@ -135,5 +154,26 @@ import Testing
         let (summary, stored) = try await ingester.ingestKeeping([path], into: configuration)
         #expect(summary.inserted > 100)
         #expect(stored == nil)
+        #expect(try await TestDatabase.withConnection(configuration) { try Self.otherBackends(on: $0) } == 0)
+
+        // Within the limit, but more sessions await than the catch-up's limit.
+        let again = folder.appendingPathComponent("again.jsonl").path
+        let events = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 72).session(0).events
+        try Data(events.map { $0.jsonLine + "\n" }.joined().utf8).write(to: URL(fileURLWithPath: again))
+        ingester.storedEventsLimit = 10_000
+        let kept = try #require(try await ingester.ingestKeeping([again], into: configuration).stored)
+        try await BlockingIO.run {
+            var connections = kept.takeConnections(for: configuration)
+            #expect(connections.count == 2)
+            let connection = try connections.popLast() ?? PostgresConnection(configuration: configuration)
+            defer { connection.close() }
+            let rebuilt = try TraceBuilder().catchUp(
+                on: connection, more: connections, parts: 2, ifAtMost: 1, stored: kept)
+            #expect(rebuilt == nil)
+            // Closed by the catch-up, not by their last reference going.
+            let others = try Self.otherBackends(on: connection)
+            withExtendedLifetime(connections) {}
+            #expect(others == 0)
+        }
     }
 }

@@ -40,7 +40,7 @@ extension TraceBuilder {
         stored: StoredTraces?
     ) throws -> Rebuilt {
         guard waiting > parallelFrom else {
-            for extra in more { extra.close() }
+            Self.close(more)
             return waiting > 0 ? try catchUp(on: connection, buckets: nil, stored: stored) : Rebuilt()
         }
         // The vacuum only saves autovacuum's pass: failing to plan or run it (a lock or
@@ -68,14 +68,14 @@ extension TraceBuilder {
         _ body: @Sendable (PostgresConnection, Int) throws -> Result
     ) throws -> [Result] {
         guard shares.count > 1 else {
-            for extra in more { extra.close() }
+            close(more)
             return try shares.indices.map { try body(connection, $0) }
         }
         let configuration = connection.configuration
         let outcomes = NIOLockedValueBox([Swift.Result<Result, any Error>?](repeating: nil, count: shares.count))
         // Each connection is used by one share's thread while this one waits.
         let given = ([connection] + more).map(UncheckedConnection.init)
-        for extra in given.dropFirst(shares.count) { extra.connection.close() }
+        close(given.dropFirst(shares.count).map(\.connection))
         DispatchQueue.concurrentPerform(iterations: shares.count) { index in
             let outcome = Swift.Result { () throws -> Result in
                 if index == 0 { return try body(given[0].connection, index) }
@@ -129,20 +129,33 @@ extension TraceBuilder {
         on connection: PostgresConnection, more: [PostgresConnection] = [], parts: Int, ifAtMost limit: Int,
         stored: StoredSessions? = nil
     ) throws -> Rebuilt? {
+        // Taken over from here: closed unless the catch-up takes them.
+        var unused = more
+        defer { Self.close(unused) }
         guard limit > 0 else { return nil }
+        // The kept strings are the bytes the client sent: they are the stored ones when the
+        // server keeps text as UTF-8 and the client sent UTF-8 (the writers' connections were
+        // opened with this configuration, so with this connection's client encoding).
         let row = try connection.query(
             """
             SELECT \(Self.migrated),
                 EXISTS (SELECT 1 FROM pg_attribute WHERE attrelid = to_regclass('trace_dirty')
                     AND attname = 'writer' AND NOT attisdropped)
-                AND current_setting('server_encoding') = 'UTF8'
+                AND current_setting('server_encoding') = 'UTF8' AND current_setting('client_encoding') = 'UTF8'
             """
         ).first
         guard row?[0].bool == true else { return nil }
-        let traces = row?[1].bool == true ? stored.map { StoredTraces($0, threads: parts) } : nil
         // At most `limit` is an exact count: no second count for the parallel threshold.
         let waiting = try Self.waiting(on: connection, upTo: limit)
         guard waiting <= limit else { return nil }
+        // Encoding starts now, beside the catch-up: only once it is sure to run.
+        let traces = row?[1].bool == true ? stored.map { StoredTraces($0, threads: parts) } : nil
+        unused = []
         return try catchUp(on: connection, more: more, parts: parts, waiting: waiting, vacuums: false, stored: traces)
+    }
+
+    /// Closes connections a catch-up was given and does not use.
+    static func close(_ connections: [PostgresConnection]) {
+        for connection in connections { connection.close() }
     }
 }

@@ -106,14 +106,14 @@ extension TraceBuilder {
         let occurred = PostgresValue.postgresMicroseconds(event.occurredAt)
         let sent = event.sentAt.map(PostgresValue.postgresMicroseconds)
         withUTF8(event.userID) { userID in
-            withUTF8(event.kind.rawValue) { kind in
+            withUTF8(bytesOf: event.kind.rawValue) { kind in
                 withUTF8(event.flowID) { flowID in
                     withUTF8(event.stepID) { stepID in
                         withUTF8(event.name) { name in
                             scratch.withUnsafeBytes { properties in
                                 encoder.append(
                                     eventID: event.eventID, userID: userID, seq: Int32(clamping: event.seq),
-                                    kind: kind ?? UnsafeRawBufferPointer(start: nil, count: 0), flowID: flowID,
+                                    kind: kind, flowID: flowID,
                                     flowVersion: event.flowVersion.map { Int32(clamping: $0) }, stepID: stepID,
                                     name: name, occurred: occurred, sent: sent, received: received,
                                     properties: event.properties.isEmpty ? nil : properties)
@@ -123,6 +123,14 @@ extension TraceBuilder {
                 }
             }
         }
+    }
+
+    /// The string's UTF-8 bytes.
+    private static func withUTF8<Result>(
+        bytesOf string: String, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        var string = string
+        return string.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 
     /// The string's UTF-8 bytes (nil for nil).

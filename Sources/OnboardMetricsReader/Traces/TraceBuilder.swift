@@ -93,7 +93,8 @@ package struct TraceBuilder: Sendable {
         try Self.lock(buckets, on: connection)
         // A batch's events (~60k rows for 5,000 sessions) are sorted by session: with the default
         // 4 MB the sort spilled to disk, a third of a rebuild's time. Derived rows need not wait
-        // for the flush: a crash that loses the commit loses the marks' deletion with it.
+        // for the flush: a crash that loses the commit loses the marks' deletion with it, and a
+        // dashboard past the lost trace reads the rebuilt one (docs/TRACES.md).
         try connection.query(
             "SELECT set_config('work_mem', '64MB', true), set_config('synchronous_commit', 'off', true)")
         var conditions = Self.bucketCondition(buckets).map { [$0] } ?? []

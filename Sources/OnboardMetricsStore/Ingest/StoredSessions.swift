@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import OnboardMetricsPostgres
 import OnboardMetricsSDK
 
@@ -13,7 +14,12 @@ import OnboardMetricsSDK
 /// its events (``Session/statements``), none of anyone else's.
 ///
 /// The batches are kept as they were parsed, and a session's events as places in them: copying
-/// each event out took 6 % of an ingest's CPU (profiled).
+/// each event out took 6 % of an ingest's CPU (profiled). A batch most of whose events were not
+/// stored (resent) is kept as a copy of the stored ones, so what is held stays within twice what
+/// was stored; a batch with none stored is not kept at all.
+///
+/// The writers of one ingest each start from a copy of one value and share its ``limit``: what
+/// they hold together stays within it.
 package struct StoredSessions: Sendable {
     /// Where one stored event is: its batch and its index in that batch; and its id, to sort by
     /// without looking the event up (a third of the encoding's time went to those lookups).
@@ -37,16 +43,40 @@ package struct StoredSessions: Sendable {
         }
     }
 
+    /// The events the writers of one ingest may hold together: one reservation for all of them, so
+    /// the peak is the limit and not the limit once per writer.
+    private final class Budget: Sendable {
+        private let state: NIOLockedValueBox<(left: Int, overflowed: Bool)>
+
+        init(_ limit: Int) { state = NIOLockedValueBox((max(limit, 0), limit <= 0)) }
+
+        /// Takes `count` events from what is left; false, for every writer from then on, when
+        /// there is not enough.
+        func reserve(_ count: Int) -> Bool {
+            state.withLockedValue { state in
+                guard !state.overflowed, count <= state.left else {
+                    state.overflowed = true
+                    return false
+                }
+                state.left -= count
+                return true
+            }
+        }
+
+        var overflowed: Bool { state.withLockedValue { $0.overflowed } }
+    }
+
     /// The value of `onboardmetrics.trace_writer` on the writing connections.
     package let writer: String
-    /// The most events kept: past it, nothing is kept (the load is a bulk one, whose traces the
-    /// first report builds).
+    /// The most events held, by all the ingest's writers together: past it, nothing is kept (the
+    /// load is a bulk one, whose traces the first report builds).
     package let limit: Int
+    private let budget: Budget
     package private(set) var sessions: [UUID: Session] = [:]
     /// Sessions some of whose stored rows are not known (a batch moved through the staging table):
     /// their traces are read back.
     package private(set) var unknown: Set<UUID> = []
-    /// Events kept.
+    /// Events held: every event of the batches kept, stored or not.
     package private(set) var eventCount = 0
     /// Whether more than ``limit`` events were stored: then nothing is kept.
     package private(set) var overflowed = false
@@ -62,6 +92,7 @@ package struct StoredSessions: Sendable {
     package init(writer: String = UUID().uuidString, limit: Int) {
         self.writer = writer
         self.limit = limit
+        budget = Budget(limit)
         overflowed = limit <= 0
     }
 
@@ -69,17 +100,24 @@ package struct StoredSessions: Sendable {
     /// by one statement, or nil when the write does not tell which.
     package mutating func add(_ events: [Event], rows: [Int]?, receivedAt: Int64) {
         guard !overflowed else { return }
+        // Another writer went past the limit: nothing of this ingest will be used.
+        guard !budget.overflowed else { return overflow() }
         guard let rows else {
             for event in events { unknown.insert(event.sessionID) }
             return
         }
-        guard eventCount + rows.count <= limit else { return overflow() }
-        eventCount += rows.count
+        // All resent: nothing to encode, and holding the batch would hold a re-ingested file whole.
+        guard !rows.isEmpty else { return }
+        // Mostly resent: a copy of the stored events holds less than the batch.
+        let (kept, keptRows) =
+            rows.count * 2 < events.count ? (rows.map { events[$0] }, Array(rows.indices)) : (events, rows)
+        guard budget.reserve(kept.count) else { return overflow() }
+        eventCount += kept.count
         let batch = Int32(batches.count)
-        batches.append(events)
+        batches.append(kept)
         batchReceivedAt.append(receivedAt)
-        for row in rows {
-            let event = events[row]
+        for row in keptRows {
+            let event = kept[row]
             sessions[event.sessionID, default: Session()].append(
                 Place(id: event.eventID, batch: batch, row: Int32(row)))
         }
@@ -99,7 +137,8 @@ package struct StoredSessions: Sendable {
     package mutating func merge(_ other: StoredSessions) {
         connections += other.connections
         guard !overflowed else { return }
-        guard !other.overflowed, eventCount + other.eventCount <= limit else { return overflow() }
+        // The shared budget kept the two within the limit together.
+        guard !other.overflowed, !budget.overflowed else { return overflow() }
         eventCount += other.eventCount
         unknown.formUnion(other.unknown)
         let offset = Int32(batches.count)
