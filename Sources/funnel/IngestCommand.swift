@@ -165,16 +165,15 @@ struct IngestCommand: AsyncParsableCommand {
         let console = output.console
         let options = try makeOptions()
         let configuration = try await database.resolve(console: console)
-        try await schema.migrate(configuration, console: console)
+        // The shards are read on the migrations' connection.
+        let topology = try await schema.migrate(configuration, console: console) { try ShardCatalog().load(on: $0) }
 
         let bar = ProgressBar(enabled: !output.quiet && isatty(STDERR_FILENO) == 1)
         let reporter = RejectReporter(console: console, limit: verbose ? .max : 20, bar: bar)
         var summary: IngestSummary
         var stored: StoredSessions?
-        let topology: ShardTopology
         do {
             var ingester = EventIngester(options: options)
-            topology = try await BlockingIO.run { try ShardCatalog().load(configuration) }
             if topology.isSharded {
                 // A shard that is down gets its part spooled in a folder of the coordinator's own,
                 // outside the current folder: the next ingest drains it wherever it runs.

@@ -46,6 +46,40 @@ import Testing
         #expect(checksum == sha.output.split(separator: " ").first.map(String.init))
     }
 
+    /// An up-to-date database is checked without the lock: a run waits for nothing another run
+    /// holds, and its checksums (computed here) are the server's for every migration.
+    @Test func upToDateIsSeenWithoutTheLock() async throws {
+        let configuration = try await TestDatabase.fresh("migrate_unlocked")
+        let migrator = try Migrator(directory: TestDatabase.migrationsDirectory)
+        try await TestDatabase.withConnection(configuration) { connection in
+            try migrator.migrate(on: connection)
+            for migration in migrator.migrations {
+                let server = try connection.query(
+                    "SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex')", [.text(migration.sql)]
+                ).first?[0].string
+                #expect(Migrator.checksum(of: migration.sql) == server)
+            }
+        }
+        let holder = try PostgresConnection(configuration: configuration)
+        defer { holder.close() }
+        try holder.query("SELECT pg_advisory_lock($1)", [.int64(Migrator.lockKey)])
+        let applied = try await TestDatabase.withConnection(configuration) { connection in
+            // Waiting for the lock would fail here (55P03) instead of hanging the test.
+            try connection.query("SET lock_timeout = '2s'")
+            return try migrator.migrate(on: connection)
+        }
+        #expect(applied.isEmpty)
+        // With one migration pending, the run takes the lock, so it waits (and here gives up).
+        let more = Migrator(
+            migrations: migrator.migrations + [try Migration(fileName: "9999_more.sql", sql: "SELECT 1")])
+        await #expect(throws: PostgresError.self) {
+            try await TestDatabase.withConnection(configuration) { connection in
+                try connection.query("SET lock_timeout = '1s'")
+                return try more.migrate(on: connection)
+            }
+        }
+    }
+
     @Test func schemaHasTheEventVocabularyTables() async throws {
         let configuration = try await TestDatabase.migrated("migrate_tables")
         let tables = try await TestDatabase.withConnection(configuration) { connection in
