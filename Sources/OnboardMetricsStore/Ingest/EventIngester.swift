@@ -228,10 +228,13 @@ public struct EventIngester: Sendable {
         // Left open for the build of the traces when the events are kept.
         var left = false
         defer { if !left { connection.close() } }
-        try connection.query("SET synchronous_commit = off")
-        if !stored.overflowed {
+        if stored.overflowed {
+            try connection.query("SET synchronous_commit = off")
+        } else {
             // The writer's name on the marks its statements leave (migration 0008).
-            try connection.query("SELECT set_config('onboardmetrics.trace_writer', $1, false)", [.text(stored.writer)])
+            try connection.query(
+                "SELECT set_config('synchronous_commit', 'off', false), set_config('onboardmetrics.trace_writer', $1, false)",
+                [.text(stored.writer)])
         }
         let store = EventStore()
         var results: [Int: EventStore.WriteResult] = [:]
@@ -258,10 +261,8 @@ public struct EventIngester: Sendable {
     /// Waits until every transaction this connection committed is on disk: a transaction that
     /// waits for its own commit record waits for all the WAL before it.
     private static func flushCommits(on connection: PostgresConnection) throws {
-        try connection.query("SET synchronous_commit = on")
-        _ = try connection.transaction { connection in
-            // Assigning a transaction id makes the commit write (and flush) a commit record.
-            try connection.query("SELECT pg_current_xact_id()::text")
-        }
+        // One round trip: the two statements run as one transaction, and assigning it an id
+        // makes its commit write (and, with the setting on, flush) a commit record.
+        try connection.executeScript("SET synchronous_commit = on; SELECT pg_current_xact_id()")
     }
 }
