@@ -144,11 +144,7 @@ struct AppLife {
     /// the consent answer, whose released events go from the gate to the transport's memory, and
     /// at exit.
     func settle() async throws {
-        var flushed = false
-        for _ in 0..<100 where !flushed {
-            flushed = await transport.flush()
-            if !flushed { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let flushed = try await transport.flush(attempts: 100, pause: .milliseconds(100))
         let counters = transport.counters
         guard flushed, counters.rejected == 0, counters.dropped == 0 else {
             throw Failure("the collector did not take the events: \(counters)")

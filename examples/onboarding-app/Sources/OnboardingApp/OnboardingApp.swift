@@ -49,27 +49,20 @@ struct OnboardingApp {
             // Each simulated user is a phone of its own: it sends when its app goes to the background.
             // (One process recording a whole fleet at once would outrun the outbox's memory buffer,
             // which drops the oldest events rather than make the app's thread wait.)
-            guard try await flush(transport) else { throw Failure("the collector did not take \(id)'s events") }
+            guard try await transport.flush(attempts: 5, pause: .milliseconds(500)) else {
+                throw Failure("the collector did not take \(id)'s events")
+            }
         }
         // What an app does when its scene goes to the background: send what is waiting.
-        guard try await flush(transport) else { throw Failure("the collector did not take every event") }
+        guard try await transport.flush(attempts: 5, pause: .milliseconds(500)) else {
+            throw Failure("the collector did not take every event")
+        }
         let counters = await transport.shutdown()
         let json = try JSONEncoder().encode(counters)
         var object = try JSONSerialization.jsonObject(with: json) as? [String: Any] ?? [:]
         object["sessions"] = sessions
         let output = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys])
         return String(decoding: output, as: UTF8.self)
-    }
-
-    /// Sends what is waiting, as an app does when it goes to the background, trying again after
-    /// a failed attempt (a request that timed out on a loaded machine): the events stay queued
-    /// until one succeeds. False after five failed attempts.
-    static func flush(_ transport: HTTPTransport) async throws -> Bool {
-        for attempt in 1...5 {
-            if await transport.flush() { return true }
-            if attempt < 5 { try await Task.sleep(for: .milliseconds(250 * attempt)) }
-        }
-        return false
     }
 }
 
