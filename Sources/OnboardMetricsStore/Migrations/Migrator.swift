@@ -93,23 +93,26 @@ public struct Migrator: Sendable {
     }
 
     /// Whether every migration is applied, unchanged, and no other is recorded: read without the
-    /// lock (a run applying one commits its row with it, so this sees it applied or pending), the
-    /// checksums computed here (the server's `sha256` of the text converted to UTF-8 is the
-    /// SHA-256 of its UTF-8 bytes). False whenever in doubt: the locked path then decides.
+    /// lock (a run applying one commits its row with it, so this sees it applied or pending).
+    /// False whenever in doubt: the locked path then decides.
     private func isUpToDate(on connection: PostgresConnection) throws -> Bool {
-        let recorded: PostgresRows
         do {
-            recorded = try connection.query("SELECT version, checksum FROM schema_migrations")
+            return try currentStatus(on: connection).allSatisfy { $0.state == .applied }
         } catch let error as PostgresError where error.sqlState == "42P01" {
             return false
         }
-        var checksums: [Int: String] = [:]
-        for row in recorded {
-            guard let version = row["version"].int, let checksum = row["checksum"].string else { return false }
-            checksums[version] = checksum
-        }
-        guard checksums.count == migrations.count else { return false }
-        return migrations.allSatisfy { checksums[$0.version] == Self.checksum(of: $0.sql) }
+    }
+
+    /// Whether `recorded` is the checksum of the migration's text: computed here (the server's
+    /// `sha256` of the text converted to UTF-8 is the SHA-256 of its UTF-8 bytes), and asked of
+    /// the server only when they differ, as every migration's used to be (one round trip each).
+    private func isChecksum(_ recorded: String?, of migration: Migration, on connection: PostgresConnection) throws
+        -> Bool
+    {
+        if recorded == Self.checksum(of: migration.sql) { return true }
+        let server = try connection.query(
+            "SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex') AS checksum", [.text(migration.sql)])
+        return server.first?["checksum"].string == recorded
     }
 
     /// The hex SHA-256 of the text's UTF-8 bytes, as `encode(sha256(convert_to(text, 'UTF8')), 'hex')`.
@@ -146,9 +149,8 @@ public struct Migrator: Sendable {
                     Status(version: migration.version, fileName: migration.fileName, state: .pending, appliedAt: nil))
                 continue
             }
-            let checksum = try connection.query(
-                "SELECT encode(sha256(convert_to($1, 'UTF8')), 'hex') AS checksum", [.text(migration.sql)])
-            let state: Status.State = checksum.first?["checksum"] == row["checksum"] ? .applied : .changed
+            let state: Status.State =
+                try isChecksum(row["checksum"].string, of: migration, on: connection) ? .applied : .changed
             statuses.append(
                 Status(
                     version: migration.version, fileName: migration.fileName, state: state,
