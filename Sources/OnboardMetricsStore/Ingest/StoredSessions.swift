@@ -78,8 +78,9 @@ package struct StoredSessions: Sendable {
     package private(set) var unknown: Set<UUID> = []
     /// Events held: every event of the batches kept, stored or not.
     package private(set) var eventCount = 0
-    /// Whether more than ``limit`` events were stored: then nothing is kept.
-    package private(set) var overflowed = false
+    /// Whether the ingest's writers went past ``limit`` (or it is 0): then nothing is kept. One
+    /// answer for all of them, the budget's.
+    package var overflowed: Bool { budget.overflowed }
     /// The batches' events, which ``Place``s point into; read them from a copy of this taken
     /// once: a lookup through a method copied each event (profiled).
     package private(set) var batches: [[Event]] = []
@@ -93,15 +94,13 @@ package struct StoredSessions: Sendable {
         self.writer = writer
         self.limit = limit
         budget = Budget(limit)
-        overflowed = limit <= 0
     }
 
     /// Records one batch's write: `rows` are the indices into `events` of the events it stored,
     /// by one statement, or nil when the write does not tell which.
     package mutating func add(_ events: [Event], rows: [Int]?, receivedAt: Int64) {
-        guard !overflowed else { return }
-        // Another writer went past the limit: nothing of this ingest will be used.
-        guard !budget.overflowed else { return overflow() }
+        // Past the limit, this writer's or another's: nothing of this ingest will be used.
+        guard !overflowed else { return dropAll() }
         guard let rows else {
             for event in events { unknown.insert(event.sessionID) }
             return
@@ -111,7 +110,7 @@ package struct StoredSessions: Sendable {
         // Mostly resent: a copy of the stored events holds less than the batch.
         let (kept, keptRows) =
             rows.count * 2 < events.count ? (rows.map { events[$0] }, Array(rows.indices)) : (events, rows)
-        guard budget.reserve(kept.count) else { return overflow() }
+        guard budget.reserve(kept.count) else { return dropAll() }
         eventCount += kept.count
         let batch = Int32(batches.count)
         batches.append(kept)
@@ -136,9 +135,8 @@ package struct StoredSessions: Sendable {
     /// Adds what another writer of the same ingest kept.
     package mutating func merge(_ other: StoredSessions) {
         connections += other.connections
-        guard !overflowed else { return }
         // The shared budget kept the two within the limit together.
-        guard !other.overflowed, !budget.overflowed else { return overflow() }
+        guard !overflowed, !other.overflowed else { return dropAll() }
         eventCount += other.eventCount
         unknown.formUnion(other.unknown)
         let offset = Int32(batches.count)
@@ -152,8 +150,7 @@ package struct StoredSessions: Sendable {
         }
     }
 
-    private mutating func overflow() {
-        overflowed = true
+    private mutating func dropAll() {
         connections = []
         sessions = [:]
         unknown = []
