@@ -122,6 +122,45 @@ import Testing
         #expect(sameEvents, "the kept session \(target) does not have the replacing trace's events")
     }
 
+    /// A transaction of another database of the cluster does not hold the watermark back (it
+    /// cannot write these traces); one of this database does.
+    @Test func onlyThisDatabasesTransactionsHoldTheWatermarkBack() async throws {
+        let configuration = try await TestDatabase.migrated("session_cache_watermark")
+        let elsewhere = try await TestDatabase.fresh("session_cache_watermark_elsewhere")
+        let other = try PostgresConnection(configuration: elsewhere)
+        defer { other.close() }
+        try other.query("BEGIN")
+        let heldElsewhere = try other.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) }
+        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 9)
+        let events = (0..<5).flatMap { generator.session($0).events }
+        try await TestDatabase.withConnection(configuration) {
+            _ = try EventStore().write(events, on: $0, receivedAt: Date())
+        }
+        let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
+        #expect(try await Self.cached(cache, SessionReader())?.count == 5)
+        func read() async throws -> (watermark: UInt64?, newest: UInt64?) {
+            try await TestDatabase.withConnection(configuration) { connection in
+                let watermark = try connection.query(TraceChanges.watermarkQuery).first?[0].string
+                let newest = try connection.query("SELECT max(written_by)::text FROM session_traces").first?[0].string
+                return (watermark.flatMap { UInt64($0) }, newest.flatMap { UInt64($0) })
+            }
+        }
+        let (watermark, newest) = try await read()
+        let (held, traces) = (try #require(heldElsewhere), try #require(newest))
+        #expect(held < traces, "the other database's transaction began before the traces were written")
+        #expect(try #require(watermark) > traces, "another database's transaction held the watermark back")
+        // One of this database, begun after the traces, holds it at its id.
+        let here = try PostgresConnection(configuration: configuration)
+        defer { here.close() }
+        try here.query("BEGIN")
+        let heldHere = try #require(
+            try here.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) })
+        #expect(try await read().watermark == heldHere)
+        try here.query("COMMIT")
+        try other.query("COMMIT")
+        #expect(try await read().watermark ?? 0 > heldHere)
+    }
+
     /// A session whose events are all deleted leaves the cache; so does everything at TRUNCATE, and
     /// a rebuild from scratch keeps the sessions that still have events.
     @Test func deletedSessionsLeaveTheCache() async throws {

@@ -123,7 +123,7 @@ import Testing
         }
         let lines = warnings.withLock { $0 }
         // One a damage, and for the damage inside the records a second when the refresh found
-        // traces to write again (read twice while another test's transaction held the xmin back)
+        // traces to write again (read twice while a transaction held the watermark back)
         // and met it while copying the records.
         #expect((3...4).contains(lines.count), "\(lines.joined(separator: " | "))")
         #expect(lines.last?.contains("this report reads the session traces") == true, "\(lines)")
@@ -149,21 +149,21 @@ import Testing
         let reader = SessionReader()
         let closeAfter = DurationText.microseconds(reader.closeAfter)
         let closeFinishedAfter = reader.closeFinishedAfter.map { DurationText.microseconds($0) }
-        // The file's watermark is the cluster's oldest running transaction when it was read: other
-        // suites' transactions can hold it below the traces just built, which then count as
-        // written since. Wait until it has passed them, and bring the file up to it.
+        // The file's watermark is this database's oldest running transaction when it was read
+        // (other databases' do not count: `TraceChanges.watermarkQuery`). Wait until it has passed
+        // the traces just built, and bring the file up to it.
         var passed = false
         for _ in 0..<600 where !passed {
             passed = try await TestDatabase.withConnection(configuration) { connection in
-                try connection.query(
-                    """
-                    SELECT pg_snapshot_xmin(pg_current_snapshot()) > (SELECT max(written_by) FROM session_traces)
-                    """
-                ).first?[0].bool ?? false
+                let watermark = try connection.query(TraceChanges.watermarkQuery).first?[0].string
+                let newest = try connection.query("SELECT max(written_by)::text FROM session_traces").first?[0].string
+                guard let watermark = watermark.flatMap({ UInt64($0) }), let newest = newest.flatMap({ UInt64($0) })
+                else { return false }
+                return watermark > newest
             }
             if !passed { try await Task.sleep(for: .milliseconds(100)) }
         }
-        #expect(passed, "the cluster's oldest transaction stayed below the traces for a minute")
+        #expect(passed, "this database's oldest transaction stayed below the traces for a minute")
         _ = try await BlockingIO.run {
             try store.refreshed(
                 configuration: configuration, closeAfter: closeAfter, closeFinishedAfter: closeFinishedAfter,

@@ -5,7 +5,8 @@ import OnboardMetricsPostgres
 /// since (``TraceChanges/read(into:closeAfter:closeFinishedAfter:on:maximumEvents:)``): a kept
 /// grouping of ``SessionCache`` in memory, a ``SessionFile`` on disk.
 protocol TraceKeeper {
-    /// The xmin of the last read's snapshot (nil: nothing read yet).
+    /// The watermark of the last read's snapshot: its xmin among this database's transactions
+    /// (nil: nothing read yet).
     var watermark: UInt64? { get }
     /// The server and database that read was from.
     var database: String? { get }
@@ -49,10 +50,10 @@ enum TraceChanges {
     ///
     /// Why the watermark is a transaction id: a catch-up writes traces in its own transaction, and
     /// catch-ups of different buckets run side by side, so rows are not committed in the order of
-    /// any counter they could take. Every transaction below a snapshot's `xmin` had finished when
-    /// the snapshot was taken, so everything it wrote was seen; next time the keeper asks for what
-    /// was written from that `xmin` on (some of it again: replacing a session by itself changes
-    /// nothing).
+    /// any counter they could take. Every transaction of this database below the watermark (the
+    /// snapshot's `xmin` among them, ``watermarkQuery``) had finished when the snapshot was taken,
+    /// so everything it wrote was seen; next time the keeper asks for what was written from the
+    /// watermark on (some of it again: replacing a session by itself changes nothing).
     ///
     /// A keeper may leave the traces written since unread (``TraceKeeper/defers(traces:events:)``):
     /// they are then not read, the watermark is not moved, and the transaction is left open on
@@ -61,6 +62,28 @@ enum TraceChanges {
     /// - Parameter afterPut: called after each trace kept (a cache shares equal sessions there).
     /// - Returns: the traces read (none when deferred); nil when the keeper would hold more than
     ///   `maximumEvents` or refused one (`keeper` is then partly read: drop it).
+    /// The watermark of the transaction's snapshot, and the server's and database's identity.
+    ///
+    /// The watermark is the snapshot's `xmin` without the transactions of other databases: they
+    /// cannot write this database's traces, and a long one elsewhere in the cluster (another
+    /// app's, a backup's) would otherwise hold every refresh here back to it. A transaction is
+    /// known to be another database's by `pg_stat_activity`, read after the snapshot: one that
+    /// ended in between is not listed and still counts, which only lowers the watermark. Prepared
+    /// transactions are not listed either and count too. Without others' transactions this is
+    /// `pg_snapshot_xmin` itself.
+    static let watermarkQuery = """
+        WITH snapshot AS (SELECT pg_current_snapshot() AS s),
+            here AS (SELECT oid FROM pg_database WHERE datname = current_database())
+        SELECT least(
+                pg_snapshot_xmax(snapshot.s),
+                (SELECT x FROM pg_snapshot_xip(snapshot.s) AS x
+                 WHERE NOT EXISTS (
+                     SELECT 1 FROM pg_stat_activity a WHERE a.backend_xid = x::xid AND a.datid <> here.oid)
+                 ORDER BY x LIMIT 1))::text,
+            (SELECT system_identifier FROM pg_control_system())::text || '/' || here.oid::text
+        FROM snapshot, here
+        """
+
     static func read<Keeper: TraceKeeper>(
         into keeper: inout Keeper, closeAfter: Int64, closeFinishedAfter: Int64?, on connection: PostgresConnection,
         maximumEvents: Int, afterPut: (UUID, inout Keeper) -> Void = { _, _ in }
@@ -69,13 +92,8 @@ enum TraceChanges {
             // One snapshot for the watermark, the removals and the traces.
             try connection.query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
             guard
-                let row = try connection.query(
-                    """
-                    SELECT pg_snapshot_xmin(pg_current_snapshot())::text,
-                        (SELECT system_identifier FROM pg_control_system())::text || '/' || d.oid::text
-                    FROM pg_database d WHERE d.datname = current_database()
-                    """
-                ).first, let xmin = row[0].string.flatMap({ UInt64($0) }), let database = row[1].string
+                let row = try connection.query(Self.watermarkQuery).first,
+                let xmin = row[0].string.flatMap({ UInt64($0) }), let database = row[1].string
             else { throw PostgresError(.invalidValue, "the server gave no snapshot xmin or no identity") }
             // Another server or database under the same settings (a cluster initialised again, a
             // database dropped and restored), or a server gone back in time: its traces' writers
