@@ -9,7 +9,10 @@ let package = Package(
     products: [
         // What an app links: flows, the navigator, events and their wire format, OnboardingSession,
         // HTTPTransport with its outbox, assignment. Foundation only: no libpq, no server code.
-        .library(name: "OnboardMetricsSDK", targets: ["OnboardMetricsSDK"]),
+        // OnboardMetricsURLSession adds `HTTPTransport(configuration:)`, which posts with URLSession:
+        // apart, so that the server's programs, which use the SDK's events and flows, do not load
+        // FoundationNetworking and libcurl on Linux.
+        .library(name: "OnboardMetricsSDK", targets: ["OnboardMetricsSDK", "OnboardMetricsURLSession"]),
         // The server side, one product over the layers below (each a target that imports only the
         // ones under it): PostgreSQL, store, reader, analysis, rendering, collector.
         .library(name: "OnboardMetrics", targets: ["OnboardMetrics"]),
@@ -56,6 +59,7 @@ let package = Package(
         // MARK: The app side (Foundation only)
         // The privacy manifest Apple requires of SDKs (what it collects, the required-reason APIs).
         .target(name: "OnboardMetricsSDK", resources: [.copy("Resources/PrivacyInfo.xcprivacy")]),
+        .target(name: "OnboardMetricsURLSession", dependencies: ["OnboardMetricsSDK"]),
         .target(name: "OnboardMetricsTesting", dependencies: ["OnboardMetricsSDK"]),
 
         // MARK: The server side, bottom to top: each target imports only the ones above it here.
@@ -186,7 +190,9 @@ let package = Package(
             ]
         ),
         // The SDK's own tests: they build and run without the server side (no libpq).
-        .testTarget(name: "OnboardMetricsSDKTests", dependencies: ["OnboardMetricsSDK", "OnboardMetricsTesting"]),
+        .testTarget(
+            name: "OnboardMetricsSDKTests",
+            dependencies: ["OnboardMetricsSDK", "OnboardMetricsURLSession", "OnboardMetricsTesting"]),
         .testTarget(
             name: "OnboardMetricsTests",
             dependencies: [
@@ -202,7 +208,8 @@ let package = Package(
         .testTarget(
             name: "DatabaseTests",
             dependencies: [
-                "OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsTesting", "OnboardMetricsServerTesting",
+                "OnboardMetrics", "OnboardMetricsSDK", "OnboardMetricsURLSession", "OnboardMetricsTesting",
+                "OnboardMetricsServerTesting",
                 "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 "OnboardMetricsGeneration",
                 "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
@@ -229,5 +236,7 @@ if Context.environment["ONBOARDMETRICS_BENCHMARKS"] != nil {
             path: "Benchmarks/JSONEventParsing",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]))
     package.targets.append(
-        .executableTarget(name: "SDKRecording", dependencies: ["OnboardMetricsSDK"], path: "Benchmarks/SDKRecording"))
+        .executableTarget(
+            name: "SDKRecording", dependencies: ["OnboardMetricsSDK", "OnboardMetricsURLSession"],
+            path: "Benchmarks/SDKRecording"))
 }

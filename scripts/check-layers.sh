@@ -2,7 +2,8 @@
 # Checks the layers of the data flow (README, "Architecture"): each target of Package.swift may
 # depend on, and import, only the targets below it in LAYERS (a target's own level and above are
 # refused, so a back-edge fails here even where SwiftPM would let a transitive module through);
-# CPostgres is imported by OnboardMetricsPostgres alone; the CLI holds no SQL. Prints what it
+# CPostgres is imported by OnboardMetricsPostgres alone, FoundationNetworking by OnboardMetricsURLSession
+# alone (no other target depends on it); the CLI holds no SQL. Prints what it
 # checked; exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -13,7 +14,7 @@ import json, os, re, sys
 # Bottom to top; a target may use only targets of lower levels (and the system libraries).
 LAYERS = [
     ["CPostgres", "CZlib", "OnboardMetricsSDK", "OnboardMetricsStatistics"],
-    ["OnboardMetricsTesting", "OnboardMetricsPostgres", "OnboardMetricsFormats", "OnboardMetricsGeneration"],
+    ["OnboardMetricsTesting", "OnboardMetricsURLSession", "OnboardMetricsPostgres", "OnboardMetricsFormats", "OnboardMetricsGeneration"],
     ["OnboardMetricsStore"],
     ["OnboardMetricsReader", "OnboardMetricsServerTesting"],
     ["OnboardMetricsAnalysis"],
@@ -37,6 +38,8 @@ for target in package["targets"]:
             if kind in dependency:
                 deps.append(dependency[kind][0])
     for dependency in deps:
+        if dependency == "OnboardMetricsURLSession":
+            failures.append(f"{name} depends on OnboardMetricsURLSession (FoundationNetworking stays out of the server)")
         if dependency in level and level[dependency] >= level[name]:
             failures.append(f"{name} depends on {dependency}, which is not below it")
     # Imports: of the package's own modules, only lower layers.
@@ -46,9 +49,13 @@ for target in package["targets"]:
             if not file.endswith(".swift"):
                 continue
             source = open(os.path.join(root, file)).read()
-            for module in re.findall(r"^(?:@_exported |@testable )?import (\w+)", source, re.M):
+            for module in re.findall(r"^[ \t]*(?:@_exported |@testable |public |package )?import (\w+)", source, re.M):
                 if module == "CPostgres" and name != "OnboardMetricsPostgres":
                     failures.append(f"{os.path.join(root, file)} imports CPostgres (only OnboardMetricsPostgres may)")
+                # URLSession is FoundationNetworking on Linux, which loads libcurl and its libraries
+                # into every program that links it: the server's targets stay without it.
+                if module in ("FoundationNetworking", "OnboardMetricsURLSession") and name != "OnboardMetricsURLSession":
+                    failures.append(f"{os.path.join(root, file)} imports {module} (only OnboardMetricsURLSession may)")
                 if module in level and module != name and level[module] >= level[name]:
                     failures.append(f"{os.path.join(root, file)} ({name}) imports {module}, which is not below it")
     print(f"check-layers: {name} (level {level[name]}) uses {sorted(set(deps) & set(level)) or 'no package target'}")
@@ -62,5 +69,5 @@ for root, _, files in os.walk("Sources/funnel"):
 
 if failures:
     sys.exit("check-layers: " + "\ncheck-layers: ".join(failures))
-print("check-layers: every target uses only the layers below it; CPostgres only in OnboardMetricsPostgres; no SQL in the CLI")
+print("check-layers: every target uses only the layers below it; CPostgres only in OnboardMetricsPostgres; FoundationNetworking only in OnboardMetricsURLSession; no SQL in the CLI")
 PY

@@ -18,8 +18,9 @@ package = json.load(open(sys.argv[1]))
 targets = {t["name"]: t for t in package["targets"]}
 allowed = {
     "OnboardMetricsSDK": set(),
+    "OnboardMetricsURLSession": {"OnboardMetricsSDK"},
     "OnboardMetricsTesting": {"OnboardMetricsSDK"},
-    "OnboardMetricsSDKTests": {"OnboardMetricsSDK", "OnboardMetricsTesting"},
+    "OnboardMetricsSDKTests": {"OnboardMetricsSDK", "OnboardMetricsURLSession", "OnboardMetricsTesting"},
 }
 for name, deps in allowed.items():
     target = targets[name]
@@ -31,7 +32,7 @@ for name, deps in allowed.items():
 PY
 
 # 2. No process spawning in the SDK's sources.
-if grep -rnE 'posix_spawn|\bfork\(|\bexecv|Foundation\.Process|\bProcess\(\)' Sources/OnboardMetricsSDK Sources/OnboardMetricsTesting; then
+if grep -rnE 'posix_spawn|\bfork\(|\bexecv|Foundation\.Process|\bProcess\(\)' Sources/OnboardMetricsSDK Sources/OnboardMetricsURLSession Sources/OnboardMetricsTesting; then
     echo "check-sdk-apart: the SDK spawns processes (not available on iOS)" >&2
     exit 1
 fi
@@ -42,6 +43,7 @@ git ls-files -z | (cd "$root" && xargs -0 tar cf -) | tar xf - -C "$copy"
 printf '#error "libpq is not available to the SDK: something in its closure includes CPostgres"\n' \
     > "$copy/Sources/CPostgres/shim.h"
 (cd "$copy" && swift build --target OnboardMetricsSDK --scratch-path "$copy/.build-sdk" 2>&1 | tail -3)
+(cd "$copy" && swift build --target OnboardMetricsURLSession --scratch-path "$copy/.build-sdk" 2>&1 | tail -1)
 (cd "$copy" && swift build --target OnboardMetricsTesting --scratch-path "$copy/.build-sdk" 2>&1 | tail -1)
 # The SDK's tests too: they build without the server side.
 (cd "$copy" && swift build --target OnboardMetricsSDKTests --scratch-path "$copy/.build-sdk" 2>&1 | tail -1)

@@ -1,5 +1,6 @@
 import Foundation
 import OnboardMetricsSDK
+import OnboardMetricsURLSession
 
 // What the SDK costs an app, in a release build: the time of one `HTTPTransport.record` call on
 // the caller's thread, and how fast the transport's worker moves events into its fsynced outbox,

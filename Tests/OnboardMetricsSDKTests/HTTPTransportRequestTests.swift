@@ -1,4 +1,5 @@
 import Foundation
+import OnboardMetricsURLSession
 import Testing
 
 @testable import OnboardMetricsSDK

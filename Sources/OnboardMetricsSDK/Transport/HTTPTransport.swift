@@ -26,6 +26,10 @@ import Foundation
 /// worker hold only briefly; the worker thread carries out what the machine decides (disk
 /// writes, requests, log lines). ``flush()`` and ``shutdown()`` suspend without blocking a
 /// thread, and the worker never waits for the network.
+///
+/// An app makes one with `HTTPTransport(configuration:)`, which `OnboardMetricsURLSession` adds
+/// (part of the `OnboardMetricsSDK` product): `URLSession` lives in FoundationNetworking on Linux,
+/// and keeping it out of this module keeps it, and libcurl, out of the server's programs.
 public final class HTTPTransport: Sendable {
     /// Where the transport sends, how it batches and how it retries.
     public struct Configuration: Sendable {
@@ -161,17 +165,11 @@ public final class HTTPTransport: Sendable {
         var stops: [TransportStateMachine.WaiterID: CheckedContinuation<Void, Never>] = [:]
     }
 
-    /// Starts a transport: opens the on-disk queue (sending what an earlier transport left there)
-    /// and the worker thread.
+    /// Starts a transport that posts through `poster`: opens the on-disk queue (sending what an
+    /// earlier transport left there) and the worker thread. Apps call `init(configuration:)` of
+    /// `OnboardMetricsURLSession`, which posts with `URLSession`.
     /// - Throws: `RecorderError` `.spool` when the queue folder cannot be created or another
     ///   transport or process uses it.
-    public convenience init(configuration: Configuration) throws {
-        try self.init(
-            configuration: configuration,
-            poster: URLSessionBatchPoster(endpoint: configuration.endpoint, timeout: configuration.requestTimeout))
-    }
-
-    /// Starts a transport that posts through `poster`; see ``init(configuration:)``.
     /// - Parameters:
     ///   - random: uniform numbers in 0...1 for the backoff's jitter.
     ///   - retryDelay: maps each retry delay the transport chose to the delay it waits.

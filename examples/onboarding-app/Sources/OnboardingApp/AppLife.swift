@@ -1,5 +1,6 @@
 import Foundation
 import OnboardMetricsSDK
+import OnboardMetricsURLSession
 
 /// `OnboardingApp life`: one launch of one simulated install, which may be killed at any moment
 /// and launched again on the same folder — the life of an app on a phone.

@@ -1,5 +1,6 @@
 import Foundation
 import OnboardMetricsSDK
+import OnboardMetricsURLSession
 
 /// Stands in for an app that records its onboarding with the SDK: each simulated user runs one
 /// of the five scenario flows (health study, assisted board creation, a spotlight on a new
