@@ -92,7 +92,7 @@ struct TraceSessionGrouper {
         guard !sessionsKept else { return }
         // Kept by the consumer, the array is shared, and emptying it makes a new one.
         events.removeAll(keepingCapacity: true)
-        if events.withUnsafeBufferPointer { $0.baseAddress } == storage {
+        if events.withUnsafeBufferPointer({ $0.baseAddress }) == storage {
             spareEvents = events
         } else {
             sessionsKept = true

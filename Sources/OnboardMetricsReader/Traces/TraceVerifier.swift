@@ -57,7 +57,7 @@ public struct TraceVerifier: Sendable {
                 guard !pending.contains(sessionID) else { return }
                 result.sessions += 1
                 guard let trace else { return result.missing.append(sessionID) }
-                if trace != encoder.trace.withUnsafeBytes { $0.contentHash } { result.differing.append(sessionID) }
+                if trace != encoder.trace.withUnsafeBytes({ $0.contentHash }) { result.differing.append(sessionID) }
             }
             result.orphaned = stored.keys.filter { !pending.contains($0) }.sorted { $0.isBefore($1) }
             return result
