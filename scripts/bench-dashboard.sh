@@ -17,8 +17,8 @@ sessions="${1:-150000}"
 if [ -n "${BENCH_BIN:-}" ]; then
     bin="$BENCH_BIN"
 else
-    swift build -c release >/dev/null
-    bin="$(swift build -c release --show-bin-path)"
+    swift build -c release --static-swift-stdlib >/dev/null
+    bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
 fi
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench-dashboard.XXXXXX")"
 chmod 755 "$work"

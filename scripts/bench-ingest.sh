@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 file="$(realpath "$1")"
 rounds="${ROUNDS:-3}"
 
-swift build -c release --scratch-path .build-release --product funnel >&2
+swift build -c release --static-swift-stdlib --scratch-path .build-release --product funnel >&2
 funnel="$PWD/.build-release/release/funnel"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
