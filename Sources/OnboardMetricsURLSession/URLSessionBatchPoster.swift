@@ -1,8 +1,8 @@
 import Foundation
 import OnboardMetricsSDK
 
-// The one FoundationNetworking user of the package: on Linux it loads libcurl and some twenty
-// libraries more, which cost every `funnel` command about 9 ms at start (BENCHMARKS.md).
+// The one FoundationNetworking user of the package: on Linux it and libcurl bring nine shared
+// libraries, which cost every `funnel` command about 2 ms at start (BENCHMARKS.md).
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif

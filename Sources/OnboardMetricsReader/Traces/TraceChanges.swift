@@ -46,22 +46,6 @@ extension TraceKeeper {
 
 /// Reads what was written to the traces since a keeper's watermark (the traces already caught up).
 enum TraceChanges {
-    /// Reads into `keeper` what was written since its last read, in one repeatable-read snapshot.
-    ///
-    /// Why the watermark is a transaction id: a catch-up writes traces in its own transaction, and
-    /// catch-ups of different buckets run side by side, so rows are not committed in the order of
-    /// any counter they could take. Every transaction of this database below the watermark (the
-    /// snapshot's `xmin` among them, ``watermarkQuery``) had finished when the snapshot was taken,
-    /// so everything it wrote was seen; next time the keeper asks for what was written from the
-    /// watermark on (some of it again: replacing a session by itself changes nothing).
-    ///
-    /// A keeper may leave the traces written since unread (``TraceKeeper/defers(traces:events:)``):
-    /// they are then not read, the watermark is not moved, and the transaction is left open on
-    /// `connection` — its snapshot is the one to read them in (`written_by` from the watermark on
-    /// gives exactly those traces there); the caller ends it.
-    /// - Parameter afterPut: called after each trace kept (a cache shares equal sessions there).
-    /// - Returns: the traces read (none when deferred); nil when the keeper would hold more than
-    ///   `maximumEvents` or refused one (`keeper` is then partly read: drop it).
     /// The watermark of the transaction's snapshot, and the server's and database's identity.
     ///
     /// The watermark is the snapshot's `xmin` without the transactions of other databases: they
@@ -84,6 +68,22 @@ enum TraceChanges {
         FROM snapshot, here
         """
 
+    /// Reads into `keeper` what was written since its last read, in one repeatable-read snapshot.
+    ///
+    /// Why the watermark is a transaction id: a catch-up writes traces in its own transaction, and
+    /// catch-ups of different buckets run side by side, so rows are not committed in the order of
+    /// any counter they could take. Every transaction of this database below the watermark (the
+    /// snapshot's `xmin` among them, ``watermarkQuery``) had finished when the snapshot was taken,
+    /// so everything it wrote was seen; next time the keeper asks for what was written from the
+    /// watermark on (some of it again: replacing a session by itself changes nothing).
+    ///
+    /// A keeper may leave the traces written since unread (``TraceKeeper/defers(traces:events:)``):
+    /// they are then not read, the watermark is not moved, and the transaction is left open on
+    /// `connection` — its snapshot is the one to read them in (`written_by` from the watermark on
+    /// gives exactly those traces there); the caller ends it.
+    /// - Parameter afterPut: called after each trace kept (a cache shares equal sessions there).
+    /// - Returns: the traces read (none when deferred); nil when the keeper would hold more than
+    ///   `maximumEvents` or refused one (`keeper` is then partly read: drop it).
     static func read<Keeper: TraceKeeper>(
         into keeper: inout Keeper, closeAfter: Int64, closeFinishedAfter: Int64?, on connection: PostgresConnection,
         maximumEvents: Int, afterPut: (UUID, inout Keeper) -> Void = { _, _ in }
