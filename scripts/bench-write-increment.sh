@@ -63,9 +63,13 @@ psql -XtAq "$(db_url bench_base)" -c "VACUUM ANALYZE" >/dev/null
 base_rows=$(psql -XtA "$(db_url bench_base)" -c "SELECT count(*) FROM events")
 echo "base: $base_rows events"
 
+# A copy of the base, connected to once: the first connection to a new database builds its
+# relation cache file (pg_internal.init), which every method's connections then find alike (the
+# copy method's ALTER TABLE did it for its COPY alone before, 2026-11-28 13:40).
 copy_of() {
     psql -q "$admin" -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS $1" \
         -c "CREATE DATABASE $1 TEMPLATE bench_base" >/dev/null
+    psql -XtAq "$(db_url "$1")" -c "SELECT 1" >/dev/null
 }
 checkpoint() { psql -XtAq "$admin" -c "CHECKPOINT" >/dev/null; }
 # Prints the wall seconds of a command; appends "METHOD CLIENT_CPU OTHER_CPU" to cpu.txt (the
