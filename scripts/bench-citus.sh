@@ -34,8 +34,9 @@ repeat="${REPEAT:-3}"
 
 source scripts/citus-cluster.sh
 citus_build "$src"
-swift build -c release --static-swift-stdlib --product funnel >"${TMPDIR:-/tmp}/bench-citus-build.log" 2>&1 || { tail -30 "${TMPDIR:-/tmp}/bench-citus-build.log"; exit 1; }
-funnel="$(swift build -c release --static-swift-stdlib --show-bin-path)/funnel"
+source scripts/bench/build.sh
+release_build --product funnel >"${TMPDIR:-/tmp}/bench-citus-build.log" 2>&1 || { tail -30 "${TMPDIR:-/tmp}/bench-citus-build.log"; exit 1; }
+funnel="$(release_bin)/funnel"
 trap citus_stop_cluster EXIT INT TERM
 
 now() { date +%s.%N; }

@@ -13,13 +13,9 @@ repeat="${REPEAT:-3}"
 sessions="${1:-150000}"
 [[ "$sessions" =~ ^[1-9][0-9]*$ ]] || { echo "SESSIONS must be a whole number from 1" >&2; exit 64; }
 
-# BENCH_BIN=FOLDER runs the funnel binary in FOLDER instead of building this tree's release build.
-if [ -n "${BENCH_BIN:-}" ]; then
-    bin="$BENCH_BIN"
-else
-    swift build -c release --static-swift-stdlib >/dev/null
-    bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
-fi
+# BENCH_BIN=FOLDER runs the funnel binary in FOLDER instead of building this tree's (scripts/bench/build.sh).
+source scripts/bench/build.sh
+bench_bin
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench-dashboard.XXXXXX")"
 chmod 755 "$work"
 source scripts/bench/dashboard.sh

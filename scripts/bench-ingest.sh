@@ -9,8 +9,9 @@ cd "$(dirname "$0")/.."
 file="$(realpath "$1")"
 rounds="${ROUNDS:-3}"
 
-swift build -c release --static-swift-stdlib --scratch-path .build-release --product funnel >&2
-funnel="$PWD/.build-release/release/funnel"
+source scripts/bench/build.sh
+release_build --scratch-path .build-release --product funnel >&2
+funnel="$(release_bin --scratch-path .build-release)/funnel"
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
 chmod 755 "$work"

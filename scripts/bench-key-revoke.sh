@@ -7,8 +7,9 @@
 set -euo pipefail
 rounds="${1:-8}"
 cd "$(dirname "$0")/.."
-swift build -c release --static-swift-stdlib --product funnel >/dev/null
-funnel="$(swift build -c release --static-swift-stdlib --show-bin-path)/funnel"
+source scripts/bench/build.sh
+release_build --product funnel >/dev/null
+funnel="$(release_bin)/funnel"
 work="$(mktemp -d "${TMPDIR:-/tmp}/bench-key-revoke.XXXXXX")"
 [ "$(id -u)" = 0 ] && chown postgres "$work"
 data=(--data-dir "$work/pg" --quiet)

@@ -13,18 +13,10 @@
 #   restart_cluster           restarts the cluster (for parameters a reload does not apply)
 #   with_pg_stat_statements   preloads pg_stat_statements (a restart) and creates the extension
 #   commits_of NAME           the commits PostgreSQL has counted in database NAME so far
-# BENCH_BIN: see below. PG_SETTINGS (words NAME=VALUE) sets server parameters for the run, e.g.
+# BENCH_BIN=FOLDER: see scripts/bench/build.sh. PG_SETTINGS (words NAME=VALUE) sets server parameters for the run, e.g.
 # PG_SETTINGS="synchronous_commit=off" to see what waiting for each commit's WAL flush costs.
-# BENCH_BIN=FOLDER runs the binaries in FOLDER (funnel, recorder-bench: e.g. a copy of an older build,
-# to alternate old and new) instead of building this tree's.
-if [ -n "${BENCH_BIN:-}" ]; then
-    bin="$BENCH_BIN"
-else
-    # As the README installs it: the Swift runtime linked in, so a command starts in about 10 ms
-    # (16 ms with the runtime's 40-odd shared libraries), which small loads and reports pay once.
-    swift build -c release --static-swift-stdlib >/dev/null
-    bin="$(swift build -c release --static-swift-stdlib --show-bin-path)"
-fi
+source scripts/bench/build.sh
+bench_bin
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
 chmod 755 "$work"  # the server may run as the postgres user, which must reach the folder
 bench_cleanup_hooks=()
