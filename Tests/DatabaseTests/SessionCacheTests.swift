@@ -122,6 +122,18 @@ import Testing
         #expect(sameEvents, "the kept session \(target) does not have the replacing trace's events")
     }
 
+    /// The watermark a refresh would take now (``TraceChanges/watermarkQuery``) and the newest
+    /// trace's writer.
+    static func watermarkAndNewestTrace(
+        _ configuration: PostgresConfiguration
+    ) async throws -> (watermark: UInt64?, newest: UInt64?) {
+        try await TestDatabase.withConnection(configuration) { connection in
+            let watermark = try connection.query(TraceChanges.watermarkQuery).first?[0].string
+            let newest = try connection.query("SELECT max(written_by)::text FROM session_traces").first?[0].string
+            return (watermark.flatMap { UInt64($0) }, newest.flatMap { UInt64($0) })
+        }
+    }
+
     /// A transaction of another database of the cluster does not hold the watermark back (it
     /// cannot write these traces); one of this database does.
     @Test func onlyThisDatabasesTransactionsHoldTheWatermarkBack() async throws {
@@ -138,14 +150,7 @@ import Testing
         }
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         #expect(try await Self.cached(cache, SessionReader())?.count == 5)
-        func read() async throws -> (watermark: UInt64?, newest: UInt64?) {
-            try await TestDatabase.withConnection(configuration) { connection in
-                let watermark = try connection.query(TraceChanges.watermarkQuery).first?[0].string
-                let newest = try connection.query("SELECT max(written_by)::text FROM session_traces").first?[0].string
-                return (watermark.flatMap { UInt64($0) }, newest.flatMap { UInt64($0) })
-            }
-        }
-        let (watermark, newest) = try await read()
+        let (watermark, newest) = try await Self.watermarkAndNewestTrace(configuration)
         let (held, traces) = (try #require(heldElsewhere), try #require(newest))
         #expect(held < traces, "the other database's transaction began before the traces were written")
         #expect(try #require(watermark) > traces, "another database's transaction held the watermark back")
@@ -155,10 +160,10 @@ import Testing
         try here.query("BEGIN")
         let heldHere = try #require(
             try here.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) })
-        #expect(try await read().watermark == heldHere)
+        #expect(try await Self.watermarkAndNewestTrace(configuration).watermark == heldHere)
         try here.query("COMMIT")
         try other.query("COMMIT")
-        #expect(try await read().watermark ?? 0 > heldHere)
+        #expect(try await Self.watermarkAndNewestTrace(configuration).watermark ?? 0 > heldHere)
     }
 
     /// A session whose events are all deleted leaves the cache; so does everything at TRUNCATE, and

@@ -154,13 +154,8 @@ import Testing
         // the traces just built, and bring the file up to it.
         var passed = false
         for _ in 0..<600 where !passed {
-            passed = try await TestDatabase.withConnection(configuration) { connection in
-                let watermark = try connection.query(TraceChanges.watermarkQuery).first?[0].string
-                let newest = try connection.query("SELECT max(written_by)::text FROM session_traces").first?[0].string
-                guard let watermark = watermark.flatMap({ UInt64($0) }), let newest = newest.flatMap({ UInt64($0) })
-                else { return false }
-                return watermark > newest
-            }
+            let (watermark, newest) = try await SessionCacheTests.watermarkAndNewestTrace(configuration)
+            if let watermark, let newest { passed = watermark > newest }
             if !passed { try await Task.sleep(for: .milliseconds(100)) }
         }
         #expect(passed, "this database's oldest transaction stayed below the traces for a minute")
