@@ -143,11 +143,7 @@ import Testing
         defer { other.close() }
         try other.query("BEGIN")
         let heldElsewhere = try other.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) }
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 9)
-        let events = (0..<5).flatMap { generator.session($0).events }
-        try await TestDatabase.withConnection(configuration) {
-            _ = try EventStore().write(events, on: $0, receivedAt: Date())
-        }
+        try await Self.write(try Self.sessions(5, seed: 9).flatMap { $0 }, to: configuration)
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         #expect(try await Self.cached(cache, SessionReader())?.count == 5)
         let (watermark, newest) = try await Self.watermarkAndNewestTrace(configuration)
@@ -170,11 +166,8 @@ import Testing
     /// a rebuild from scratch keeps the sessions that still have events.
     @Test func deletedSessionsLeaveTheCache() async throws {
         let configuration = try await TestDatabase.migrated("session_cache_removals")
-        let generator = try SyntheticGenerator(scenario: Scenario.healthStudy, seed: 5)
-        let events = (0..<10).flatMap { generator.session($0).events }
-        try await TestDatabase.withConnection(configuration) {
-            _ = try EventStore().write(events, on: $0, receivedAt: Date())
-        }
+        let events = try Self.sessions(10, seed: 5).flatMap { $0 }
+        try await Self.write(events, to: configuration)
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         #expect(try await Self.cached(cache, SessionReader())?.count == 10)
         let gone = events[0].sessionID
