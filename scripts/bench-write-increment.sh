@@ -17,11 +17,11 @@
 # Each is timed whole (process start to exit). Prints each round's seconds, the ingest's own
 # load/build split, and the medians with the ratios: copy / ingest (≥ 0.95 is the goal) and
 # ingest / no build (the build's share of the write path, ≤ 1.10), and the same for read back.
-# Where the time goes: for copy and ingest, the client's CPU (its process, user + system) and the
+# Where the time goes: for copy, marked, ingest and no build, the client's CPU (its process, user + system) and the
 # rest of the machine's busy CPU in that run (PostgreSQL, on an otherwise idle machine), medians;
 # and the start of each client alone (`psql --version`, `funnel --version`, 20 runs each).
 # With STATEMENTS=1 the cluster runs pg_stat_statements, and the server's time in each statement of
-# copy, ingest and no build is printed too (milliseconds a round, medians; what a statement's
+# copy, marked, ingest and no build is printed too (milliseconds a round, medians; what a statement's
 # triggers do counts in it).
 # Usage: bash scripts/bench-write-increment.sh [SESSIONS] [ROUNDS]   (default 150000 5)
 set -euo pipefail
