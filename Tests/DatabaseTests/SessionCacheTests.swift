@@ -134,6 +134,23 @@ import Testing
         }
     }
 
+    /// The watermark once it passes `xid`, or the last one read if it has not within `seconds`.
+    ///
+    /// Why wait: a transaction of another database that ends between the query's snapshot and its
+    /// read of `pg_stat_activity` still counts (``TraceChanges/watermarkQuery``), and other suites
+    /// run theirs meanwhile. That lowers one reading for a moment, not for seconds.
+    static func watermark(
+        _ configuration: PostgresConfiguration, passing xid: UInt64, within seconds: Int = 10
+    ) async throws -> UInt64 {
+        var watermark: UInt64 = 0
+        for _ in 0..<(seconds * 10) {
+            watermark = try await watermarkAndNewestTrace(configuration).watermark ?? 0
+            if watermark > xid { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        return watermark
+    }
+
     /// A transaction of another database of the cluster does not hold the watermark back (it
     /// cannot write these traces); one of this database does.
     @Test func onlyThisDatabasesTransactionsHoldTheWatermarkBack() async throws {
@@ -146,20 +163,28 @@ import Testing
         try await Self.write(try Self.sessions(5, seed: 9).flatMap { $0 }, to: configuration)
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         #expect(try await Self.cached(cache, SessionReader())?.count == 5)
-        let (watermark, newest) = try await Self.watermarkAndNewestTrace(configuration)
+        let newest = try await Self.watermarkAndNewestTrace(configuration).newest
         let (held, traces) = (try #require(heldElsewhere), try #require(newest))
         #expect(held < traces, "the other database's transaction began before the traces were written")
-        #expect(try #require(watermark) > traces, "another database's transaction held the watermark back")
-        // One of this database, begun after the traces, holds it at its id.
+        let passed = try await Self.watermark(configuration, passing: traces)
+        #expect(passed > traces, "another database's transaction held the watermark back")
+        // One of this database, begun after the traces, holds it at its id (or below, for a
+        // moment, by another's that just ended).
         let here = try PostgresConnection(configuration: configuration)
         defer { here.close() }
         try here.query("BEGIN")
         let heldHere = try #require(
             try here.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) })
-        #expect(try await Self.watermarkAndNewestTrace(configuration).watermark == heldHere)
+        // A later transaction that commits puts the snapshot's `xmax` past it: without one, `xmax`
+        // itself would be the held id, whatever the query made of the running ones.
+        let later = try await TestDatabase.withConnection(configuration) {
+            try $0.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) }
+        }
+        #expect(try #require(later) > heldHere)
+        #expect(try await Self.watermarkAndNewestTrace(configuration).watermark ?? .max <= heldHere)
         try here.query("COMMIT")
         try other.query("COMMIT")
-        #expect(try await Self.watermarkAndNewestTrace(configuration).watermark ?? 0 > heldHere)
+        #expect(try await Self.watermark(configuration, passing: heldHere) > heldHere)
     }
 
     /// A session whose events are all deleted leaves the cache; so does everything at TRUNCATE, and

@@ -152,12 +152,8 @@ import Testing
         // The file's watermark is this database's oldest running transaction when it was read
         // (other databases' do not count: `TraceChanges.watermarkQuery`). Wait until it has passed
         // the traces just built, and bring the file up to it.
-        var passed = false
-        for _ in 0..<600 where !passed {
-            let (watermark, newest) = try await SessionCacheTests.watermarkAndNewestTrace(configuration)
-            if let watermark, let newest { passed = watermark > newest }
-            if !passed { try await Task.sleep(for: .milliseconds(100)) }
-        }
+        let newest = try #require(try await SessionCacheTests.watermarkAndNewestTrace(configuration).newest)
+        let passed = try await SessionCacheTests.watermark(configuration, passing: newest, within: 60) > newest
         #expect(passed, "this database's oldest transaction stayed below the traces for a minute")
         _ = try await BlockingIO.run {
             try store.refreshed(
