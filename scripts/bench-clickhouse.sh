@@ -29,11 +29,19 @@
 # warm. Python packages come from a virtual environment the script makes (chdb pinned).
 # The CLI's reports read the session file (README, docs/TRACES.md), kept in the work folder; each
 # kind also runs once with --session-files off (every trace read from PostgreSQL), same JSON.
-# Usage: [REPEAT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]   (default: 1780000 7100000)
+# TRACE_BUILD_LIMIT=N passes --trace-build-limit N to the ingests of 1 % more (0: the ingest leaves
+# the new traces to the first report, here the dashboard's first requests, which then build them).
+# Usage: [REPEAT=N] [TRACE_BUILD_LIMIT=N] bash scripts/bench-clickhouse.sh [EVENTS ...]
+#   (default: 1780000 7100000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repeat="${REPEAT:-3}"
 [[ "$repeat" =~ ^[1-9][0-9]*$ ]] || { echo "REPEAT must be a whole number from 1" >&2; exit 64; }
+build_limit=()
+if [ -n "${TRACE_BUILD_LIMIT:-}" ]; then
+    [[ "$TRACE_BUILD_LIMIT" =~ ^[0-9]+$ ]] || { echo "TRACE_BUILD_LIMIT must be a whole number" >&2; exit 64; }
+    build_limit=(--trace-build-limit "$TRACE_BUILD_LIMIT")
+fi
 sizes=("$@")
 [ "${#sizes[@]}" -gt 0 ] || sizes=(1780000 7100000)
 venv="${TMPDIR:-/tmp}/onboardmetrics-chdb-venv"
@@ -207,7 +215,8 @@ for events in "${sizes[@]}"; do
     # The ingest builds the new sessions' traces before it returns (fewer than
     # --trace-build-limit await): its load and build times are printed, and their ratio.
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 43 --out "$work/more.jsonl" >/dev/null
-    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet --format json > "$work/more-ingest.json"
+    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet --format json "${build_limit[@]}" \
+        > "$work/more-ingest.json"
     vacuum_before="$(autovacuum_now)"
     dash_right="$(dashboard_get "$dash_steps" "$work/dright-steps.json") $(dashboard_get "$dash_flow" "$work/dright-flow.json")"
     echo "+1 % first pages: autovacuum before them: $vacuum_before; after them: $(autovacuum_now)" >&2
@@ -228,7 +237,7 @@ PY
     # Another 1 %, and the first requests 7 s later: the background refresh (every 5 s) has read
     # the new sessions. The pages must equal the CLI's reports of the same moment.
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 44 --out "$work/more.jsonl" >/dev/null
-    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet >/dev/null
+    "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet "${build_limit[@]}" >/dev/null
     sleep 7
     vacuum_before="$(autovacuum_now)"
     later="$(dashboard_get "$dash_steps" "$work/dlater-steps.json") $(dashboard_get "$dash_flow" "$work/dlater-flow.json")"
