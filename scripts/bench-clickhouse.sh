@@ -213,7 +213,8 @@ for events in "${sizes[@]}"; do
     # 1 % more: new sessions from another seed, through the same paths; ClickHouse gets the stored
     # rows of those sessions (resends already gone).
     # The ingest builds the new sessions' traces before it returns (fewer than
-    # --trace-build-limit await): its load and build times are printed, and their ratio.
+    # --trace-build-limit await; not with TRACE_BUILD_LIMIT=0): its load and build times are
+    # printed, and their ratio.
     "$bin/funnel" generate --scenario health-study --sessions $(( sessions / 100 )) --seed 43 --out "$work/more.jsonl" >/dev/null
     "$bin/funnel" ingest "$work/more.jsonl" --database-url "$url" --quiet --format json "${build_limit[@]}" \
         > "$work/more-ingest.json"
