@@ -55,7 +55,9 @@ struct IngestCommand: AsyncParsableCommand {
             report only reads them: a session whose events all came in this ingest is encoded \
             from the events it still holds (up to 12 events a session of the limit), any other \
             is read back from the table. After a bulk load the first report builds them all. \
-            The summary says how many were built and how long it took (JSON traces_built, \
+            --trace-build-limit 0 leaves every build to the first report: the ingest is quicker by \
+            the build, and that report slower by more, since it reads the events back. The \
+            summary says how many were built and how long it took (JSON traces_built, \
             trace_seconds). A role that may not write the traces leaves them to the reports.
 
             Shards (`funnel shards`): each batch goes to the shards of its sessions. The part of a \
