@@ -97,7 +97,7 @@ import Testing
         let open = try PostgresConnection(configuration: configuration)
         defer { open.close() }
         try open.query("BEGIN")
-        try open.query("SELECT pg_current_xact_id()::text")
+        _ = try Self.transactionID(open)
         // A younger one writes a new session and commits; the refresh sees it.
         let later = generator.session(20).events
         try await TestDatabase.withConnection(configuration) {
@@ -120,6 +120,11 @@ import Testing
         let replaced = kept?.first { $0.sessionID == target }
         let sameEvents = replaced?.events == traces.first { $0.sessionID == source }?.events
         #expect(sameEvents, "the kept session \(target) does not have the replacing trace's events")
+    }
+
+    /// The id of `connection`'s transaction, assigned by asking for it (`pg_current_xact_id()`).
+    static func transactionID(_ connection: PostgresConnection) throws -> UInt64? {
+        try connection.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) }
     }
 
     /// The watermark a refresh would take now (``TraceChanges/watermarkQuery``) and the newest
@@ -159,7 +164,7 @@ import Testing
         let other = try PostgresConnection(configuration: elsewhere)
         defer { other.close() }
         try other.query("BEGIN")
-        let heldElsewhere = try other.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) }
+        let heldElsewhere = try Self.transactionID(other)
         try await Self.write(try Self.sessions(5, seed: 9).flatMap { $0 }, to: configuration)
         let cache = SessionCache(configuration: configuration, maximumEvents: 1_000_000)
         #expect(try await Self.cached(cache, SessionReader())?.count == 5)
@@ -173,13 +178,10 @@ import Testing
         let here = try PostgresConnection(configuration: configuration)
         defer { here.close() }
         try here.query("BEGIN")
-        let heldHere = try #require(
-            try here.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) })
+        let heldHere = try #require(try Self.transactionID(here))
         // A later transaction that commits puts the snapshot's `xmax` past it: without one, `xmax`
         // itself would be the held id, whatever the query made of the running ones.
-        let later = try await TestDatabase.withConnection(configuration) {
-            try $0.query("SELECT pg_current_xact_id()::text").first?[0].string.flatMap { UInt64($0) }
-        }
+        let later = try await TestDatabase.withConnection(configuration) { try Self.transactionID($0) }
         #expect(try #require(later) > heldHere)
         #expect(try await Self.watermarkAndNewestTrace(configuration).watermark ?? .max <= heldHere)
         try here.query("COMMIT")
