@@ -54,8 +54,6 @@ python="$venv/bin/python"
 source scripts/bench/setup.sh
 source scripts/bench/dashboard.sh
 best() { printf '%s\n' "$@" | sort -g | head -1; }
-# Milliseconds matter at ClickHouse's 0.04 s: the reports' own times to three decimals.
-since3() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }'; }
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'; }
 steps="welcome,modules,consent,account"
 # Starts `funnel dashboard` on database URL $1 (kept sessions up to 100M events) and signs in,
@@ -124,16 +122,17 @@ measure() {
     local steps_s=() flow_s=() copy_s=()
     # The first report after new events is the cold one: after the bulk load it builds every
     # trace; after the 1 % more the ingest has built the new sessions' and it reads them.
+    # The reports' times to three decimals (`since START 3`): milliseconds matter at ClickHouse's 0.04 s.
     for run in $(seq 0 "$repeat"); do
         start=$(now); psql -Xq "$url" -c "\\copy (SELECT $columns FROM events) TO '/dev/null' (FORMAT binary)"; copy_s+=("$(since "$start")")
         start=$(now)
         "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --until "$report_end" \
             --format json --quiet > "$work/steps-$run.json"
-        steps_s+=("$(since3 "$start")")
+        steps_s+=("$(since "$start" 3)")
         start=$(now)
         "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
             --format json --quiet > "$work/flow-$run.json"
-        flow_s+=("$(since3 "$start")")
+        flow_s+=("$(since "$start" 3)")
     done
     local steps_cold="${steps_s[0]}" flow_cold="${flow_s[0]}"
     steps_s=("${steps_s[@]:1}")
@@ -158,7 +157,7 @@ measure() {
     start=$(now)
     "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
         --format json --quiet --read-connections 1 > "$work/flow-one.json"
-    flow_one="$(since3 "$start")"
+    flow_one="$(since "$start" 3)"
     cmp -s "$work/flow-one.json" "$work/flow-1.json" || { echo "$label: --flow differs on one connection" >&2; exit 1; }
     echo "$label: peak memory (max RSS) --steps $(( steps_kb / 1024 )) MB, --flow $(( flow_kb / 1024 )) MB; --flow on one connection $flow_one s (same JSON)" >&2
     cmp -s "$work/steps-events.json" "$work/steps-1.json" || { echo "$label: --steps differs between traces and events" >&2; exit 1; }
@@ -176,11 +175,11 @@ measure() {
     start=$(now)
     "$bin/funnel" report --steps "$steps" --window 7d --database-url "$url" --until "$report_end" \
         --format json --quiet --session-files off > "$work/steps-traces.json"
-    local steps_traces; steps_traces="$(since3 "$start")"
+    local steps_traces; steps_traces="$(since "$start" 3)"
     start=$(now)
     "$bin/funnel" report --flow examples/flows/health-study.json --database-url "$url" --until "$report_end" \
         --format json --quiet --session-files off > "$work/flow-traces.json"
-    local flow_traces; flow_traces="$(since3 "$start")"
+    local flow_traces; flow_traces="$(since "$start" 3)"
     cmp -s "$work/steps-traces.json" "$work/steps-1.json" || { echo "$label: --steps differs between the file and the traces" >&2; exit 1; }
     cmp -s "$work/flow-traces.json" "$work/flow-1.json" || { echo "$label: --flow differs between the file and the traces" >&2; exit 1; }
     echo "$label: from the traces (--session-files off): --steps $steps_traces s, --flow $flow_traces s (same JSON)" >&2

@@ -80,7 +80,7 @@ timed() {
     b0=$(busy)
     start=$(now)
     /usr/bin/time -f "%U %S" -o "$work/time.txt" "$@" >"$work/out.json"
-    awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.4f", b - a }'
+    since "$start" 4
     awk -v m="$method" -v busy="$(busy_since "$b0")" '{ printf "%s %.3f %.3f\n", m, $1 + $2, busy - $1 - $2 }' \
         "$work/time.txt" >>"$work/cpu.txt"
 }
@@ -89,7 +89,7 @@ starts() {
     local start
     start=$(now)
     for _ in $(seq 20); do "$@" >/dev/null; done
-    awk -v a="$start" -v b="$(now)" 'BEGIN { printf "%.1f ms", (b - a) * 50 }'
+    awk -v s="$(since "$start" 6)" 'BEGIN { printf "%.1f ms", s * 50 }'
 }
 echo "a client's start alone, mean of 20: psql $(starts psql --version), funnel $(starts "$bin/funnel" --version)"
 
@@ -168,7 +168,9 @@ for method in ("copy", "marked", "ingest", "nobuild"):
     client, other = median[method]
     print(f"where the time goes, {method}: client CPU {client:.3f} s, the rest of the machine (PostgreSQL) {other:.3f} s (medians)")
 (cc, co), (ic, io) = median["copy"], median["ingest"]
-print(f"ingest against copy: PostgreSQL's CPU {io / co:.2f}x" + (f", the client's {ic / cc:.2f}x" if cc else ""))
+# CPU times are counted in ticks: a tiny run may show none.
+ratios = [f"{name} {a / b:.2f}x" for name, a, b in (("PostgreSQL's CPU", io, co), ("the client's", ic, cc)) if b]
+print("ingest against copy: " + (", ".join(ratios) or "too little CPU counted for a ratio"))
 PY
 [ -z "$statements" ] || python3 - "$work/statements.txt" "$rounds" <<'PY'
 import collections, statistics, sys

@@ -3,7 +3,7 @@
 #   bin, work, admin          release binaries, the work folder, the cluster's admin URL
 #   db_url NAME               the URL of database NAME on that cluster
 #   fresh NAME                drop, create and migrate database NAME
-#   now, since START          a timestamp; seconds since START (2 decimals)
+#   now, since START [D]      a timestamp; seconds since START (D decimals, default 2)
 #   busy                      busy core-seconds of the whole machine so far (all states but idle
 #                             and iowait; meaningful on an otherwise idle machine)
 #   busy_since B              busy core-seconds since `busy` printed B
@@ -13,8 +13,9 @@
 #   restart_cluster           restarts the cluster (for parameters a reload does not apply)
 #   with_pg_stat_statements   preloads pg_stat_statements (a restart) and creates the extension
 #   commits_of NAME           the commits PostgreSQL has counted in database NAME so far
-# BENCH_BIN=FOLDER: see scripts/bench/build.sh. PG_SETTINGS (words NAME=VALUE) sets server parameters for the run, e.g.
-# PG_SETTINGS="synchronous_commit=off" to see what waiting for each commit's WAL flush costs.
+# BENCH_BIN=FOLDER: see scripts/bench/build.sh. PG_SETTINGS (words NAME=VALUE) sets server
+# parameters for the run, e.g. PG_SETTINGS="synchronous_commit=off" to see what waiting for each
+# commit's WAL flush costs.
 source scripts/bench/build.sh
 bench_bin
 work="$(mktemp -d "${TMPDIR:-/tmp}/onboardmetrics-bench.XXXXXX")"
@@ -58,7 +59,7 @@ fresh() {
     "$bin/funnel" migrate --database-url "$(db_url "$1")" --quiet >/dev/null
 }
 now() { date +%s.%N; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
+since() { awk -v a="$1" -v b="$(now)" -v d="${2:-2}" 'BEGIN { printf "%.*f", d, b - a }'; }
 busy() { awk -v t="$(getconf CLK_TCK)" '/^cpu / { print ($2 + $3 + $4 + $7 + $8 + $9) / t }' /proc/stat; }
 busy_since() { echo "$(busy) - $1" | bc; }
 process_cpu() { awk -v t="$(getconf CLK_TCK)" '{ print ($14 + $15) / t }' "/proc/$1/stat"; }
