@@ -4,13 +4,14 @@ import OnboardMetricsSDK
 /// Turns a stream of events in (roughly) time order into complete sessions, holding only the
 /// sessions still open.
 ///
-/// Clock skew is corrected per message, smoothed within a session (``ClockCorrection``): one
-/// app's clock is off by one amount, while each message's `received_at - sent_at` also holds its
-/// own network delay. So each event's client time is shifted by the smallest of its session's
-/// offsets that lies within ``ClockCorrection/tolerance`` below its own (the clock offset plus
-/// the shortest delay), which puts the session at server time and keeps the app's own order and
-/// durations — the Segment/Snowplow correction without reordering events sent in different
-/// batches — while a message whose offset is far from the others' moves only its own events.
+/// Clock skew is corrected per session (``ClockCorrection``): one app's clock is off by one
+/// amount, while each message's `received_at - sent_at` also holds its own network delay. So each
+/// event's client time is shifted by the smallest of its session's offsets that lies within
+/// ``ClockCorrection/tolerance`` below its own (the clock offset plus the shortest delay), which
+/// puts the session at server time and keeps the app's own order and durations — the
+/// Segment/Snowplow correction without reordering events sent in different batches — while a
+/// message whose offset is far from the session's clock (the group of offsets most messages agree
+/// on, ``sessionClock(_:)``) takes the clock's shift: it moves nothing, not even its own events.
 ///
 /// A session closes once the stream has moved `closeAfter` past its last event: no later event
 /// of it is expected (the stream is in client time order, and `closeAfter` covers the longest gap
@@ -323,7 +324,13 @@ public struct SessionGrouper {
             flowVersion: builder.flowVersion, context: builder.context, events: events)
     }
 
-    /// Shifts each event by the smallest of the session's offsets within the tolerance below its own.
+    /// Shifts each event by its session's clock (``ClockCorrection``): the session's trusted offsets
+    /// form groups chained within the tolerance (one clock seen through different network delays),
+    /// and the group most messages agree on is the session's clock. An event of that group moves by
+    /// the smallest offset within the tolerance below its own; an event of any other group moves by
+    /// the clock's smallest offset, as the session's other events do, so a message far from the
+    /// others (a forged `sent_at`) moves nothing, its own events included. Events without a
+    /// trusted offset keep their client time.
     private static func correctClocks(_ builder: Builder, events: inout [RecordedEvent]) {
         guard builder.smallestOffset <= builder.largestOffset else { return }
         let runs = builder.offsets
@@ -336,20 +343,51 @@ public struct SessionGrouper {
             return
         }
         let sorted = Array(Set(runs.lazy.map { $0.offset }.filter { $0 != unknownOffset })).sorted()
+        let clock = sessionClock(sorted)
+        guard !clock.isEmpty else { return }  // Not reached: a trusted offset was seen (the guard above).
         var index = 0
         for run in runs {
             defer { index += run.count }
             guard run.offset != unknownOffset else { continue }
-            // The first offset not below this one's lower bound: never above it, as it is in the list.
-            var low = 0
-            var high = sorted.count
-            let bound = run.offset - ClockCorrection.tolerance
-            while low < high {
-                let middle = (low + high) / 2
-                if sorted[middle] < bound { low = middle + 1 } else { high = middle }
+            let shift: Int64
+            if run.offset < sorted[clock.lowerBound] || run.offset > sorted[clock.upperBound - 1] {
+                shift = sorted[clock.lowerBound]
+            } else {
+                // The first offset not below this one's lower bound: never above it, as it is in the
+                // list, and within the clock's group, which no gap wider than the tolerance splits.
+                var low = clock.lowerBound
+                var high = clock.upperBound
+                let bound = run.offset - ClockCorrection.tolerance
+                while low < high {
+                    let middle = (low + high) / 2
+                    if sorted[middle] < bound { low = middle + 1 } else { high = middle }
+                }
+                shift = sorted[low]
             }
-            let shift = sorted[low]
             if shift != 0 { for position in index..<(index + run.count) { events[position].time += shift } }
         }
+    }
+
+    /// The session's clock among its distinct trusted offsets (`sorted`, ascending, not empty): the
+    /// positions of the group of offsets chained within the tolerance that holds the most of them
+    /// (messages: a batch's events share one offset), ties to the group whose smallest offset is the
+    /// smallest correction, then to the lower one. One message cannot outvote the app's others.
+    static func sessionClock(_ sorted: [Int64]) -> Range<Int> {
+        guard !sorted.isEmpty else { return 0..<0 }
+        var best = 0..<0
+        var start = 0
+        for end in 1...sorted.count
+        where end == sorted.count || sorted[end] - sorted[end - 1] > ClockCorrection.tolerance {
+            let group = start..<end
+            start = end
+            guard !best.isEmpty else {
+                best = group
+                continue
+            }
+            let (size, bestSize) = (group.count, best.count)
+            let (base, bestBase) = (sorted[group.lowerBound], sorted[best.lowerBound])
+            if size > bestSize || (size == bestSize && base.magnitude < bestBase.magnitude) { best = group }
+        }
+        return best
     }
 }

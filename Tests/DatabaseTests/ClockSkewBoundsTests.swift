@@ -11,10 +11,11 @@ import Testing
 @testable import OnboardMetricsSDK
 @testable import OnboardMetricsStore
 
-/// Skew correction cannot be turned against the data (issue 31, N3): a batch stamped as sent in
-/// 2000 does not move its session 26 years ahead, and a message sent under another user's id
-/// with a `sentAt` 23 h ahead moves only itself — on the native, Segment and PostHog paths, read
-/// back through the reader every report uses and the `sessions` table.
+/// Skew correction cannot be turned against the data (issue 31, N3; issue 59, P3-4): a batch
+/// stamped as sent in 2000 does not move its session 26 years ahead, and a message sent under
+/// another user's id (or into another's session) with a `sentAt` 23 h ahead moves nothing, not
+/// even itself, so that user's session starts when it started — on the native, Segment and
+/// PostHog paths, read back through the reader every report uses and the `sessions` table.
 @Suite struct ClockSkewBoundsTests {
     struct Collected: SessionConsumer {
         var sessions: [RecordedSession] = []
@@ -33,8 +34,12 @@ import Testing
         let stamp = { (date: Date) in Timestamp.string(date) }
         let forgedPast = Date(timeIntervalSince1970: 946_684_800)  // 2000-01-01, within sent_at's bounds
         let forgedAhead = now.addingTimeInterval(23 * 3_600)
-        // Native: one session's events stamped a minute ago, its batch "sent" in 2000.
-        let native = ServeCommandTests.recentEvents(sessions: 1, perSession: 5, seed: 31)
+        // Native: two sessions' events stamped a minute ago. The first one's batch "sent" in 2000;
+        // the second one's sent now, but for its third event, sent again 23 h "ahead".
+        let native = ServeCommandTests.recentEvents(sessions: 2, perSession: 5, seed: 31)
+        let sentIn2000 = native.filter { $0.sessionID == native[0].sessionID }
+        let second = native.filter { $0.sessionID != native[0].sessionID }
+        #expect(sentIn2000.count == 5 && second.count == 5)
         // Segment: the victim's three calls in one batch, the attacker's with its own sentAt.
         let segment = """
             {"sentAt":"\(stamp(now))","batch":[
@@ -64,11 +69,15 @@ import Testing
         let json: HTTPFields = [.contentType: "application/json"]
         _ = try await recorder.withRunning {
             try await app.test(.router) { client in
+                func nativeBatch(_ events: [Event], sentAt: Date) -> String {
+                    String(decoding: ServeCommandTests.batch(events, sentAt: sentAt), as: UTF8.self)
+                }
+                let secondForged = [second[2]]
+                let secondOwn = second.filter { $0.eventID != second[2].eventID }
                 for (path, headers, body) in [
-                    (
-                        "/v1/batch", bearer,
-                        String(decoding: ServeCommandTests.batch(native, sentAt: forgedPast), as: UTF8.self)
-                    ),
+                    ("/v1/batch", bearer, nativeBatch(sentIn2000, sentAt: forgedPast)),
+                    ("/v1/batch", bearer, nativeBatch(secondOwn, sentAt: now)),
+                    ("/v1/batch", bearer, nativeBatch(secondForged, sentAt: forgedAhead)),
                     ("/v1/batch", basic, segment), ("/batch/", json, posthogVictim),
                     ("/batch/", json, posthogForged),
                 ] {
@@ -83,24 +92,29 @@ import Testing
                 }
             }
         }
-        #expect(try await EventRecorderTests.count(configuration).total == 5 + 4 + 4)
+        #expect(try await EventRecorderTests.count(configuration).total == 10 + 4 + 4)
 
         let reader = ShardedReader(
             reader: SessionReader(), sources: [.init(configuration: configuration, buckets: nil)])
         let sessions = try await reader.read { Collected() }.flatMap(\.sessions)
         let events = sessions.flatMap { session in session.events.map { (session.userID, $0) } }
-        #expect(events.count == 13)
-        // Every event but the two forged ones stays where it happened, a minute or so ago (10
+        #expect(events.count == 18)
+        // Every event, the forged ones included, stays where it happened, a minute or so ago (10
         // minutes of slack for a loaded machine): no session in 2053, none a day early.
-        for (user, event) in events where event.name != "Forged" && event.name != "forged" {
+        for (user, event) in events {
             let age = now.timeIntervalSince(event.date)
             #expect(abs(age) < 600, "\(user) \(event.kind) \(event.name ?? "") at \(event.date)")
         }
-        // The forged messages moved only themselves, by their own (bounded) 23 h.
-        for name in ["Forged", "forged"] {
-            let forged = try #require(events.first { $0.1.name == name }?.1)
-            #expect(abs(now.timeIntervalSince(forged.date) - 23 * 3_600) < 600, "\(name) at \(forged.date)")
+        // Each attacked session starts with its own first event, where the forged one did not move it.
+        for (user, firstName) in [("victim-s", "Opened"), ("victim-p", "opened")] {
+            let session = try #require(sessions.first { $0.userID == user })
+            #expect(session.events.count == 4)
+            #expect(session.events.first?.name == firstName, "\(user) starts with \(session.events.first?.name ?? "")")
+            #expect(abs(now.addingTimeInterval(-50).timeIntervalSince(session.events[0].date)) < 5)
         }
+        let attacked = try #require(sessions.first { $0.sessionID == second[0].sessionID })
+        #expect(attacked.events.count == 5)
+        #expect(attacked.events.map(\.seq) == second.map(\.seq))
         // The native session's row in `sessions` starts when it happened, too.
         let started = try await TestDatabase.withConnection(configuration) { connection in
             try connection.query("SELECT min(started_at) AS first, max(started_at) AS last FROM sessions")

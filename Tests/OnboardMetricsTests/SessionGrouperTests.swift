@@ -151,18 +151,42 @@ import Testing
         #expect(Self.corrected([(1_000_000, shift), (2_000_000, shift)]) == [1_000_000 + shift, 2_000_000 + shift])
     }
 
-    @Test func aMessageFarFromTheOthersMovesOnlyItsOwnEvents() {
-        // The issue's repro: one event sent under this user's stream with sent_at 23 h ahead of the
-        // server. Before, the whole session moved back 23 h; now only that event does.
+    @Test func aMessageFarFromTheOthersMovesNothingNotEvenItself() {
+        // Issue 59 (P3-4): one event sent under this user's stream with sent_at 23 h ahead of the
+        // server. Before issue 31 the whole session moved back 23 h; until issue 59 that event did,
+        // and became the session's start. Now it takes the session's clock, as the app's others do.
         let hour: Int64 = 3_600_000_000
         let times = Self.corrected([
             (1_000_000, 300_000), (2_000_000, 300_000), (3_000_000, -23 * hour), (4_000_000, 500_000),
         ])
-        #expect(times == [1_300_000, 2_300_000, 3_000_000 - 23 * hour, 4_300_000])
+        #expect(times == [1_300_000, 2_300_000, 3_300_000, 4_300_000])
+        // The other way: sent 23 h before it arrived, first in the session's order.
+        let ahead = Self.corrected([(1_000_000, 23 * hour), (2_000_000, 300_000), (3_000_000, 400_000)])
+        #expect(ahead == [1_300_000, 2_300_000, 3_300_000])
         // Offsets more than the tolerance apart but chained within it are not pooled beyond it.
         let tolerance = ClockCorrection.tolerance
         let chained = Self.corrected([(10, 0), (20, tolerance), (30, 2 * tolerance)])
         #expect(chained == [10, 20, 30 + tolerance])
+    }
+
+    @Test func theSessionsClockIsTheGroupMostMessagesAgreeOn() {
+        let hour: Int64 = 3_600_000_000
+        let tolerance = ClockCorrection.tolerance
+        // More messages win, wherever they stand.
+        #expect(SessionGrouper.sessionClock([-23 * hour, 0, 1_000]) == 1..<3)
+        #expect(SessionGrouper.sessionClock([-hour, -hour + 5, 2 * hour]) == 0..<2)
+        // A tie goes to the smaller correction, then to the lower offset.
+        #expect(SessionGrouper.sessionClock([-23 * hour, 300_000]) == 1..<2)
+        #expect(SessionGrouper.sessionClock([-300_000, 23 * hour]) == 0..<1)
+        #expect(SessionGrouper.sessionClock([-hour, hour]) == 0..<1)
+        // A chain within the tolerance is one group however long it is.
+        #expect(SessionGrouper.sessionClock([0, tolerance, 2 * tolerance, 5 * hour]) == 0..<3)
+        #expect(SessionGrouper.sessionClock([7]) == 0..<1)
+        #expect(SessionGrouper.sessionClock([]).isEmpty)
+        // A message of one app whose clock really changed by more than the tolerance (set by hand)
+        // keeps the clock of the group it lost to: the price of not letting one message move a session.
+        let changed = Self.corrected([(1_000_000, hour), (2_000_000, hour + 1), (3_000_000, 0)])
+        #expect(changed == [1_000_000 + hour, 2_000_000 + hour, 3_000_000 + hour])
     }
 
     @Test func anEventWithoutATrustedOffsetKeepsItsClientTime() {

@@ -15,14 +15,38 @@ WITH offsets AS (
                 THEN received_at - sent_at END AS clock_offset
     FROM events
 ),
+distinct_offsets AS (
+    -- The session's distinct trusted offsets (one a message), grouped where they chain within 2
+    -- minutes: one clock seen through different network delays.
+    SELECT session_id, clock_offset,
+           sum(gap) OVER (PARTITION BY session_id ORDER BY clock_offset) AS grp
+    FROM (SELECT session_id, clock_offset,
+                 CASE WHEN clock_offset - lag(clock_offset) OVER (PARTITION BY session_id ORDER BY clock_offset)
+                           > interval '2 minutes' THEN 1 ELSE 0 END AS gap
+          FROM (SELECT DISTINCT session_id, clock_offset FROM offsets WHERE clock_offset IS NOT NULL) AS d) AS g
+),
+clocks AS (
+    -- The session's clock: the group holding the most offsets, ties to the smallest correction,
+    -- then the lower one (SessionGrouper.sessionClock).
+    SELECT DISTINCT ON (session_id) session_id, grp, lo, hi
+    FROM (SELECT session_id, grp, count(*) AS n, min(clock_offset) AS lo, max(clock_offset) AS hi
+          FROM distinct_offsets GROUP BY session_id, grp) AS groups
+    ORDER BY session_id, n DESC, abs(extract(epoch FROM lo)), lo
+),
 ev AS (
-    -- Skew correction: the app's clock time shifted by the smallest offset of its session within
-    -- 2 minutes below its own, as SessionGrouper does; untrusted offsets correct nothing.
-    SELECT session_id, kind, step_id, flow_id, seq, properties,
-           occurred_at + coalesce(min(clock_offset) OVER (PARTITION BY session_id ORDER BY clock_offset
-                                      RANGE BETWEEN interval '2 minutes' PRECEDING AND CURRENT ROW),
-                                  interval '0') AS ct
-    FROM offsets
+    -- Skew correction: an offset of the session's clock shifts its event by the smallest offset of
+    -- the session within 2 minutes below its own, as SessionGrouper does; an offset of another group
+    -- by the clock's smallest; untrusted offsets correct nothing.
+    SELECT o.session_id, kind, step_id, flow_id, seq, properties,
+           o.occurred_at + CASE
+               WHEN o.clock_offset IS NULL THEN interval '0'
+               WHEN o.clock_offset BETWEEN c.lo AND c.hi THEN o.smallest_near
+               ELSE c.lo END AS ct
+    FROM (SELECT *, min(clock_offset) OVER (PARTITION BY session_id ORDER BY clock_offset
+                                            RANGE BETWEEN interval '2 minutes' PRECEDING AND CURRENT ROW)
+                        AS smallest_near
+          FROM offsets) AS o
+    LEFT JOIN clocks c USING (session_id)
 ),
 sessions AS (
     SELECT session_id,

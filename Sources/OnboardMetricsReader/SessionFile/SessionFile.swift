@@ -21,7 +21,9 @@ import OnboardMetricsSDK
 /// known. While it is brought up to date, the records read from disk stay where they are (mapped),
 /// the changed traces' ids are set aside and their new records are written to `added`.
 struct SessionFile: Sendable {
-    static let head = Array("OMSLIM1\n".utf8)
+    /// The head names the rules the sessions were cut and corrected by: a file of earlier rules (2:
+    /// the session's clock chosen by its messages, issue 59) is foreign, and written again.
+    static let head = Array("OMSLIM2\n".utf8)
     static let tail = Array("OMSEND1\n".utf8)
     /// The kinds in the order their numbers are written; a file with another list is read again.
     static let kinds = EventKind.allCases.map { $0 }
