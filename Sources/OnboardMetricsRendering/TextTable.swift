@@ -30,14 +30,19 @@ public struct TextTable: Sendable, Hashable {
         }.joined(separator: "\n")
     }
 
-    /// RFC 4180 CSV: fields with commas, quotes or line breaks are quoted, quotes doubled.
+    /// RFC 4180 CSV: fields with commas, quotes or line breaks are quoted, quotes doubled. A cell
+    /// that a spreadsheet would run as a formula (it begins with `=`, `+`, `-`, `@`, a tab or a
+    /// carriage return, and is not a number) is prefixed with `'` and quoted, as OWASP's CSV
+    /// injection advice says: ids and properties come from apps, and a CSV is opened in Excel.
     public var csv: String {
         ([header] + rows).map { $0.map(Self.csvField).joined(separator: ",") }.joined(separator: "\n")
     }
 
-    /// A GitHub-flavoured Markdown table.
+    /// A GitHub-flavoured Markdown table. Cells are text, never markup: HTML's `&`, `<` and `>`
+    /// become entities, the characters Markdown acts on inside a cell are escaped, and a line break
+    /// becomes `<br>`, so that event data neither breaks the row nor renders as HTML or a link.
     public var markdown: String {
-        let escape = { (cell: String) in cell.replacingOccurrences(of: "|", with: "\\|") }
+        let escape = Self.markdownCell
         var lines = ["| " + header.map(escape).joined(separator: " | ") + " |"]
         lines.append(
             "|" + header.indices.map { numericColumns.contains($0) ? " ---: " : " --- " }.joined(separator: "|") + "|")
@@ -45,8 +50,44 @@ public struct TextTable: Sendable, Hashable {
         return lines.joined(separator: "\n")
     }
 
-    private static func csvField(_ cell: String) -> String {
+    static func csvField(_ cell: String) -> String {
+        if Self.runsAsFormula(cell) {
+            return "\"'" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        }
         guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return cell }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+
+    /// Whether a spreadsheet would take the cell for a formula. Negative numbers (`-3`, `-0.5`,
+    /// `-12.5 %`) are the reports' own figures and stay as they are.
+    private static func runsAsFormula(_ cell: String) -> Bool {
+        guard let first = cell.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return false }
+        if first == "-" {
+            let rest = cell.unicodeScalars.dropFirst()
+            let numeric = rest.first.map { ("0"..."9").contains($0) } ?? false
+            if numeric, rest.allSatisfy({ ("0"..."9").contains($0) || ".,% ".unicodeScalars.contains($0) }) {
+                return false
+            }
+        }
+        return true
+    }
+
+    static func markdownCell(_ cell: String) -> String {
+        var out = ""
+        out.reserveCapacity(cell.utf8.count)
+        var previousWasCR = false
+        for character in cell.unicodeScalars {
+            defer { previousWasCR = character == "\r" }
+            switch character {
+            case "&": out += "&amp;"
+            case "<": out += "&lt;"
+            case ">": out += "&gt;"
+            case "\\", "|", "`", "*", "_", "[", "]": out += "\\" + String(character)
+            case "\n" where previousWasCR: continue
+            case "\n", "\r": out += "<br>"
+            default: out.unicodeScalars.append(character)
+            }
+        }
+        return out
     }
 }
