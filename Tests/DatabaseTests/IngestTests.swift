@@ -228,6 +228,37 @@ import Testing
         #expect(rejected == "# \(second.path):101: invalid JSON at column 2: expected '\"'\n{oops\n")
     }
 
+    @Test func aRejectsFileThatCannotBeCreatedIsRefusedBeforeAnythingIsStored() async throws {
+        // Issue 59 (P3-9): the good lines were stored, then the run failed at its first bad line.
+        let configuration = try await TestDatabase.fresh("ingest_rejects_folder")
+        let folder = try TestDatabase.temporaryFolder("ingest-rejects-folder")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let events = SampleEvents.make(sessions: 4, perSession: 5, seed: 59)
+        let input = folder.appendingPathComponent("a.jsonl")
+        try Data((events.map { $0.jsonLine + "\n" }.joined() + "{oops\n").utf8).write(to: input)
+        let url = TestDatabase.url(of: configuration)
+        for rejects in [folder.appendingPathComponent("nodir/x.rej").path, input.path + "/x.rej"] {
+            let outcome = try await FunnelProcess.run([
+                "ingest", input.path, "--database-url", url, "--rejects", rejects, "--quiet",
+                "--migrations", TestDatabase.migrationsDirectory.path,
+            ])
+            #expect(outcome.status == 64, "\(outcome.errors)")
+            #expect(outcome.errors.contains("the rejects file \(rejects) cannot be created"), "\(outcome.errors)")
+        }
+        // Nothing stored: the command migrated the database, then refused before reading a line.
+        let stored = try await TestDatabase.withConnection(configuration) { connection in
+            try connection.query("SELECT count(*) AS n FROM events").first?["n"].int
+        }
+        #expect(stored == 0)
+        // The default beside the input, in a folder that exists, still works.
+        let outcome = try await FunnelProcess.run([
+            "ingest", input.path, "--database-url", url, "--quiet", "--migrations",
+            TestDatabase.migrationsDirectory.path,
+        ])
+        #expect(outcome.status == 0, "\(outcome.errors)")
+        #expect(FileManager.default.fileExists(atPath: input.path + ".rejects"))
+    }
+
     @Test func aSmallLoadBuildsItsTracesAndALargerOneLeavesThemToTheFirstReport() async throws {
         let configuration = try await TestDatabase.fresh("ingest_traces")
         let folder = try TestDatabase.temporaryFolder("ingest-traces")

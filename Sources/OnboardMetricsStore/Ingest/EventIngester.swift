@@ -129,13 +129,15 @@ public struct EventIngester: Sendable {
         }
         let total = sizes.reduce(0, +)
         let timestamps = TimestampParser(timeZone: options.timeZone)
+        // Every rejects file is checked (and an old one removed) before the first line is stored.
         let shared = try options.rejectsPath.map { try RejectsFile(path: $0, inputs: paths) }
+        let beside = try shared == nil ? paths.map { try RejectsFile(path: $0 + ".rejects", inputs: paths) } : []
         var files: [IngestSummary.File] = []
         var done = 0
         var linesBefore = 0
         for (index, path) in paths.enumerated() {
             let format = options.format(of: path)
-            let rejects = try shared ?? RejectsFile(path: path + ".rejects", inputs: paths)
+            let rejects = shared ?? beside[index]
             var parser = EventFileParser(
                 path: path, format: format, mapping: options.mapping, timestamps: timestamps, now: now,
                 batchSize: Self.batchSize(options, bytes: total))

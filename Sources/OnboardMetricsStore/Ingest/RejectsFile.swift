@@ -19,12 +19,26 @@ final class RejectsFile {
     private var buffer: [UInt8] = []
 
     /// - Parameter inputs: the files being ingested: the rejects file may be none of them.
-    /// - Throws: ``IngestError`` `.rejectsFile` when the path is an input or holds another file.
+    /// - Throws: ``IngestError`` `.rejectsFile` when the path is an input, holds another file, or
+    ///   lies in a folder that does not exist or cannot be written.
     init(path: String, inputs: [String]) throws {
         self.path = path
         if let input = inputs.first(where: { IngestPaths.sameFile($0, path) }) {
             throw IngestError(
                 .rejectsFile, "the rejects file \(path) is the input \(input); choose another --rejects path")
+        }
+        // Checked before a line is stored: a rejects file that cannot be made would otherwise fail
+        // the run at its first bad line, with the good lines before it stored and the bad one kept nowhere.
+        let folder = (path as NSString).deletingLastPathComponent
+        let place = folder.isEmpty ? "." : folder
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: place, isDirectory: &isFolder), isFolder.boolValue else {
+            throw IngestError(
+                .rejectsFile, "the rejects file \(path) cannot be created: there is no folder \(place)")
+        }
+        guard access(place, W_OK | X_OK) == 0 else {
+            throw IngestError(
+                .rejectsFile, "the rejects file \(path) cannot be created: the folder \(place) is not writable")
         }
         guard FileManager.default.fileExists(atPath: path) else { return }
         guard Self.isRejectsFile(path) else {
