@@ -5,6 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Say exactly which system package is missing, before a build or a test fails on it.
+bash scripts/check-setup.sh || exit 1
 swift build --build-tests
 bin="$(swift build --show-bin-path)"
 # The example app package depends on the SDK product alone; a database test runs it against `funnel serve`.
