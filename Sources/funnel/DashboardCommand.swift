@@ -28,6 +28,12 @@ struct DashboardCommand: AsyncParsableCommand {
             browsers out). App keys never open the dashboard. Failed sign-ins are logged (without \
             the secret) and limited per client address (429 with Retry-After once spent).
 
+            Connections: closed when a client takes longer than --header-timeout to send its \
+            headers, --body-timeout to send its body, or stays idle past --idle-timeout (the \
+            collector's limits); a client address may hold --max-connections-per-client open and the \
+            server --max-connections in all, and a connection beyond either is answered 503 and \
+            closed at once, so one client cannot shut the others (or GET /healthz) out.
+
             It only reads, with the database the reports use, and is a server apart from the \
             collector (funnel serve). Each request is logged on stderr with the time it took \
             (--log-level info). SIGTERM or SIGINT stops it after answering the requests in flight. \
@@ -71,6 +77,7 @@ struct DashboardCommand: AsyncParsableCommand {
                 + "first too: what they show is never older than the database."))
     var refreshEvery = DashboardService.defaultRefreshInterval
 
+    @OptionGroup var connections: ConnectionOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var read: ReadOptions
 
@@ -119,6 +126,7 @@ struct DashboardCommand: AsyncParsableCommand {
         settings.signInBurst = signInBurst
         settings.signInInterval = signInInterval
         settings.cookieSecure = cookieSecure
+        connections.apply(to: &settings)
         settings.stopsOnTerminationSignals = true
         let host = host
         let service = DashboardService.make(settings: settings) { port in
