@@ -53,14 +53,15 @@ package enum DashboardRouter {
         router.get("/flows/:id") { request, context in
             let id = context.parameters.get("id") ?? ""
             return try await signedIn(dashboard, request, context) { query in
-                try await flow(dashboard, id: id, query: query, path: request.uri.path)
+                try await flow(dashboard, id: try decoded(id, "flow id"), query: query, path: request.uri.path)
             }
         }
         for page in ["retention", "correlation", "paths"] {
             router.get("/flows/:id/\(page)") { request, context in
                 let id = context.parameters.get("id") ?? ""
                 return try await signedIn(dashboard, request, context) { query in
-                    try await why(dashboard, page: page, id: id, query: query, path: request.uri.path)
+                    try await why(
+                        dashboard, page: page, id: try decoded(id, "flow id"), query: query, path: request.uri.path)
                 }
             }
         }
@@ -68,7 +69,8 @@ package enum DashboardRouter {
             router.get("/flows/:id/\(page)") { request, context in
                 let id = context.parameters.get("id") ?? ""
                 return try await signedIn(dashboard, request, context) { query in
-                    try await flowReport(dashboard, page: page, id: id, query: query, path: request.uri.path)
+                    try await flowReport(
+                        dashboard, page: page, id: try decoded(id, "flow id"), query: query, path: request.uri.path)
                 }
             }
         }
@@ -85,10 +87,21 @@ package enum DashboardRouter {
         router.get("/experiments/:key") { request, context in
             let key = context.parameters.get("key") ?? ""
             return try await signedIn(dashboard, request, context) { query in
-                try await experiment(dashboard, key: key, query: query, path: request.uri.path)
+                try await experiment(
+                    dashboard, key: try decoded(key, "experiment key"), query: query, path: request.uri.path)
             }
         }
         return router
+    }
+
+    /// A path segment as the client meant it: the router hands it over as it came, percent-encoded
+    /// (the pages' own links encode ids, ``DashboardPage/path(_:_:)``), so `my%20flow` is `my flow`.
+    /// - Throws: `DashboardError` (400) for an escape that is not UTF-8 percent-encoding.
+    static func decoded(_ segment: String, _ what: String) throws -> String {
+        guard let decoded = segment.removingPercentEncoding else {
+            throw DashboardError(.badRequest, "the \(what) in the path is not valid percent-encoding")
+        }
+        return decoded
     }
 
     /// A page's JSON twin, made only when JSON is asked for (a `/users` list's is 139 MB at 10M
