@@ -4,6 +4,7 @@ import Hummingbird
 import Logging
 import NIOCore
 import OnboardMetricsPostgres
+import OnboardMetricsStore
 
 /// The dashboard's decisions: who is signed in, what a failed sign-in costs, and how answers and
 /// errors look. ``DashboardRouter`` maps the routes onto it.
@@ -115,13 +116,38 @@ package final class Dashboard: Sendable {
         return .viewer(viewer)
     }
 
-    /// Logs a failed sign-in — the name tried and the address, never the secret (its token was
-    /// taken by the attempt).
+    /// Logs a failed sign-in — the name tried (``loggedName(_:)``) and the address, never the
+    /// secret (its token was taken by the attempt).
     private func failed(client: String, name: String?, how: String) {
         var metadata: Logger.Metadata = ["client": .string(client), "via": .string(how)]
-        // A name is whatever a client sent: its debug form keeps control characters out of the log.
-        if let name { metadata["viewer"] = .string(String(name.prefix(200)).debugDescription) }
+        if let name { metadata["viewer"] = .string(Self.loggedName(name)) }
         logger.warning("failed sign-in", metadata: metadata)
+    }
+
+    /// Characters of a failed sign-in's name the log keeps.
+    static let loggedNameLength = 8
+
+    /// A failed sign-in's name as the log shows it: the first ``loggedNameLength`` characters
+    /// and "…", in its debug form (quoted, control characters escaped: a name is whatever a client
+    /// sent). A name shaped like a key — an app key or a viewer's secret, which clients send as
+    /// the Basic user name as Segment's SDKs send a write key, or any long token — is not shown
+    /// at all, not even its start: the log says only that one was tried.
+    static func loggedName(_ name: String) -> String {
+        if looksLikeKey(name) { return "(a key-shaped name, not logged)" }
+        let shown = name.count > loggedNameLength ? String(name.prefix(loggedNameLength)) + "…" : name
+        return shown.debugDescription
+    }
+
+    /// Whether `name` looks like a secret rather than a viewer's name: it starts as app keys or
+    /// viewers' secrets do, or it is 20 characters or more of base64url (hex too), a digit among
+    /// them, and nothing else (a write key of another system; a long name is only cut short).
+    static func looksLikeKey(_ name: String) -> Bool {
+        if name.hasPrefix(AppKey.keyPrefix) || name.hasPrefix(ViewerStore.secretPrefix) { return true }
+        let digits = name.unicodeScalars.filter { ("0"..."9").contains($0) }.count
+        return name.count >= 20 && digits > 0
+            && name.unicodeScalars.allSatisfy {
+                $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
+            }
     }
 
     private func tooMany(_ wait: TimeInterval) -> DashboardError {

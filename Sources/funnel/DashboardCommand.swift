@@ -26,7 +26,7 @@ struct DashboardCommand: AsyncParsableCommand {
             scripts (curl -u NAME:SECRET), or the form at /login, which sets an HttpOnly, \
             SameSite=Strict session cookie (Secure too with --cookie-secure; sessions live in this process's memory: a restart signs \
             browsers out). App keys never open the dashboard. Failed sign-ins are logged (without \
-            the secret) and limited per client address (429 with Retry-After once spent).
+            the secret; the name cut to 8 characters, and not at all when it looks like a key) and limited per client address (429 with Retry-After once spent).
 
             Connections: closed when a client takes longer than --header-timeout to send its \
             headers, --body-timeout to send its body, or stays idle past --idle-timeout (the \
