@@ -59,7 +59,9 @@ package final class Dashboard: Sendable {
             }
             // Checked before (a script's every request): no bcrypt and no token, but not while
             // the address is held up (a guesser must not learn that a guess was right).
-            if let viewer = viewers.remembered(name: name, secret: secret) {
+            if Self.isPrintable(name), Self.isPrintable(secret),
+                let viewer = viewers.remembered(name: name, secret: secret)
+            {
                 if let wait = limiter.retryAfter(client: client, now: clock()) { return .refused(tooMany(wait)) }
                 return .viewer(viewer)
             }
@@ -67,6 +69,7 @@ package final class Dashboard: Sendable {
             case .viewer(let viewer): return .viewer(viewer)
             case .heldUp(let wait): return .refused(tooMany(wait))
             case .wrong: return .refused(Self.wrongSecret)
+            case .malformed: return .refused(Self.malformed)
             }
         }
         if let token = request.cookies[Self.cookieName]?.value, let viewer = try await viewers.viewer(session: token) {
@@ -82,17 +85,22 @@ package final class Dashboard: Sendable {
         case .viewer(let name): viewer = name
         case .heldUp(let wait): return .failure(tooMany(wait))
         case .wrong: return .failure(Self.wrongSecret)
+        case .malformed: return .failure(Self.malformed)
         }
         logger.info("viewer signed in", metadata: ["viewer": .string(viewer), "client": .string(client)])
         return .success(viewers.openSession(for: viewer))
     }
 
     private static let wrongSecret = DashboardError(.unauthorized, "unknown viewer or wrong secret")
+    private static let malformed = DashboardError(
+        .badRequest, "a viewer's name and secret hold no control characters (such as NUL)")
 
     /// What a check of a name and secret found.
     private enum Check {
         case viewer(String)
         case wrong
+        /// A name or secret with a control character: refused unchecked, counted as a failure.
+        case malformed
         /// Refused before the check: no token left for the address, for this many seconds.
         case heldUp(TimeInterval)
     }
@@ -101,6 +109,12 @@ package final class Dashboard: Sendable {
     /// given back when the check succeeds or cannot be made; a failure keeps it and is logged.
     private func check(name: String, secret: String, client: String, how: String) async throws -> Check {
         if let wait = limiter.attempt(client: client, now: clock()) { return .heldUp(wait) }
+        // bcrypt reads a secret up to its first NUL (so `SECRET\0junk` was SECRET) and PostgreSQL
+        // refuses a NUL in text (a 500 or 503): no name or secret has a control character.
+        guard Self.isPrintable(name), Self.isPrintable(secret) else {
+            failed(client: client, name: name, how: how)
+            return .malformed
+        }
         let viewer: String?
         do {
             viewer = name.isEmpty || secret.isEmpty ? nil : try await viewers.verify(name: name, secret: secret)
@@ -148,6 +162,11 @@ package final class Dashboard: Sendable {
             && name.unicodeScalars.allSatisfy {
                 $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-" || $0 == "_")
             }
+    }
+
+    /// Whether `text` holds no control character (Unicode's Cc: NUL, line breaks, tabs, DEL, C1).
+    static func isPrintable(_ text: String) -> Bool {
+        !text.unicodeScalars.contains { $0.properties.generalCategory == .control }
     }
 
     private func tooMany(_ wait: TimeInterval) -> DashboardError {

@@ -12,14 +12,18 @@ import Testing
 
 /// What a sign-in name can do (issue 59): a failed one is logged cut short, and one shaped like a
 /// key — an app key sent as the Basic user name, as Segment's SDKs send a write key — is not
-/// logged at all (P3-6).
+/// logged at all (P3-6); a NUL or other control character in a name or secret is refused with
+/// 400 and counted as a failed sign-in (P3-7: it was a 500 with an empty body or a 503, and
+/// `SECRET\0junk` signed in, bcrypt reading up to the NUL).
 @Suite struct DashboardSignInNameTests {
     /// The seeded dashboard with its log kept in `capture`.
-    static func application(_ seeded: DashboardFixture.Seeded, capture: LogCapture) -> some ApplicationProtocol {
+    static func application(
+        _ seeded: DashboardFixture.Seeded, capture: LogCapture, limiter: SignInLimiter = SignInLimiter()
+    ) -> some ApplicationProtocol {
         let dashboard = Dashboard(
             data: DashboardData(database: seeded.configuration),
-            viewers: ViewerAuthenticator(database: seeded.configuration), logger: capture.logger(),
-            clock: { DashboardFixture.now })
+            viewers: ViewerAuthenticator(database: seeded.configuration), limiter: limiter,
+            logger: capture.logger(), clock: { DashboardFixture.now })
         return Application(router: DashboardRouter.make(dashboard))
     }
 
@@ -62,5 +66,47 @@ import Testing
         #expect(!Dashboard.looksLikeKey("Ana María López García 1"))
         #expect(Dashboard.loggedName("ana") == "\"ana\"")
         #expect(Dashboard.loggedName("ana\u{7}bell-ringer") == "\"ana\\u{07}bell…\"")
+    }
+
+    @Test func controlCharactersInANameOrSecretAreRefusedAndCounted() async throws {
+        let seeded = try await DashboardFixture.seeded.value
+        let capture = LogCapture()
+        let app = Self.application(seeded, capture: capture, limiter: SignInLimiter(rate: 1.0 / 3_600, burst: 4))
+        let form: HTTPFields = [.contentType: "application/x-www-form-urlencoded"]
+        try await app.test(.router) { client in
+            // The right secret with junk after a NUL: bcrypt would stop at the NUL.
+            try await client.execute(
+                uri: "/?format=json", method: .get,
+                headers: [.authorization: DashboardFixture.basic(seeded.viewer, seeded.secret + "\u{0}junk")]
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("control characters"))
+            }
+            try await client.execute(
+                uri: "/login", method: .post, headers: form,
+                body: ByteBuffer(string: "name=ana&secret=\(DashboardQuery.escape(seeded.secret))%00junk")
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(response.headers[.setCookie] == nil)
+                #expect(String(buffer: response.body).contains("control characters"))
+            }
+            // In the name, by the form and by Basic (a line break too).
+            try await client.execute(
+                uri: "/login", method: .post, headers: form,
+                body: ByteBuffer(string: "name=an%00a&secret=\(DashboardQuery.escape(seeded.secret))")
+            ) { response in
+                #expect(response.status == .badRequest)
+                #expect(String(buffer: response.body).contains("control characters"))
+            }
+            try await client.execute(
+                uri: "/", method: .get, headers: [.authorization: DashboardFixture.basic("ana\n", seeded.secret)]
+            ) { #expect($0.status == .badRequest) }
+            // Four failures: the burst is spent, and even the right secret waits.
+            try await client.execute(
+                uri: "/", method: .get, headers: [.authorization: DashboardFixture.basic(seeded.viewer, seeded.secret)]
+            ) { #expect($0.status == .tooManyRequests) }
+        }
+        #expect(capture.text.components(separatedBy: "failed sign-in").count - 1 == 4, "\(capture.text)")
+        #expect(capture.text.contains("viewer=\"an\\0a\""), "\(capture.text)")
     }
 }
