@@ -20,10 +20,13 @@ package final class Dashboard: Sendable {
     /// Whether the session cookie carries `Secure` (browsers then send it over HTTPS only): for a
     /// dashboard behind a TLS-terminating proxy.
     package let cookieSecure: Bool
+    /// Whether a request's client is the address a proxy forwarded (`--trust-proxy`), for the
+    /// sign-in limiter and the log; else the connection's peer.
+    package let trustProxy: Bool
 
     package init(
         data: DashboardData, viewers: ViewerAuthenticator, limiter: SignInLimiter = SignInLimiter(), logger: Logger,
-        clock: @escaping @Sendable () -> Date = Date.init, cookieSecure: Bool = false
+        clock: @escaping @Sendable () -> Date = Date.init, cookieSecure: Bool = false, trustProxy: Bool = false
     ) {
         self.data = data
         self.viewers = viewers
@@ -31,6 +34,12 @@ package final class Dashboard: Sendable {
         self.logger = logger
         self.clock = clock
         self.cookieSecure = cookieSecure
+        self.trustProxy = trustProxy
+    }
+
+    /// The client address of `request`: failed sign-ins are limited, and requests logged, by it.
+    func client(_ request: Request, _ context: DashboardRequestContext) -> String {
+        context.client(of: request, trustingProxy: trustProxy)
     }
 
     /// The session cookie holding `token` (an empty token with max-age 0 clears it).
@@ -51,7 +60,7 @@ package final class Dashboard: Sendable {
     /// other `Authorization` (an app key as Bearer) is refused and counted as a failed sign-in.
     func caller(_ request: Request, _ context: DashboardRequestContext) async throws -> Caller {
         if let header = request.headers[.authorization] {
-            let client = context.clientAddress
+            let client = self.client(request, context)
             guard let (name, secret) = Self.basicCredentials(header) else {
                 if let wait = limiter.attempt(client: client, now: clock()) { return .refused(tooMany(wait)) }
                 failed(client: client, name: nil, how: "an Authorization that is not HTTP Basic")

@@ -10,7 +10,7 @@ import OnboardMetricsRendering
 package enum DashboardRouter {
     package static func make(_ dashboard: Dashboard) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
-        router.add(middleware: RequestLogMiddleware(logger: dashboard.logger))
+        router.add(middleware: RequestLogMiddleware(logger: dashboard.logger, trustProxy: dashboard.trustProxy))
         router.get("/healthz") { _, _ in text(200, "ok\n", type: "text/plain; charset=utf-8") }
         router.get("/login") { request, _ in
             let next = safeNext(DashboardQuery.parse(request.uri.query).value("next"))
@@ -25,7 +25,8 @@ package enum DashboardRouter {
                     DashboardPage.login(message: refusal.message, next: next, asOf: dashboard.clock()))
             }
             switch try await dashboard.signIn(
-                name: form.value("name") ?? "", secret: form.value("secret") ?? "", client: context.clientAddress)
+                name: form.value("name") ?? "", secret: form.value("secret") ?? "",
+                client: dashboard.client(request, context))
             {
             case .success(let token):
                 var response = Response(status: .seeOther, headers: [.location: next])

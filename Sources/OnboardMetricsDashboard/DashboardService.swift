@@ -39,6 +39,10 @@ package final class DashboardService: Sendable {
         /// Connections the server holds open in all (`--max-connections`), at most the file
         /// limit less ``DashboardService/reservedDescriptors``.
         package var connections = DashboardService.defaultConnections
+        /// Whether every request comes through a proxy that appends its client's address to
+        /// `X-Forwarded-For` (or writes `Forwarded: for=`), so that address, not the proxy's, is
+        /// what failed sign-ins and connections are limited by (`--trust-proxy`).
+        package var trustProxy = false
         /// Whether SIGTERM and SIGINT stop the service gracefully (not in tests).
         package var stopsOnTerminationSignals = false
         /// The server's log: one line per request, failed sign-ins, errors.
@@ -95,7 +99,7 @@ package final class DashboardService: Sendable {
                     ? SessionCache(configuration: settings.database, maximumEvents: settings.cacheEvents) : nil),
             viewers: ViewerAuthenticator(database: settings.database, settings: settings.viewers),
             limiter: SignInLimiter(rate: 1 / max(settings.signInInterval, 0.001), burst: settings.signInBurst),
-            logger: settings.logger, cookieSecure: settings.cookieSecure)
+            logger: settings.logger, cookieSecure: settings.cookieSecure, trustProxy: settings.trustProxy)
     }
 
     /// Builds the server (nothing listens before ``run()``).
@@ -117,7 +121,8 @@ package final class DashboardService: Sendable {
             // a connection over them is refused before anything else is set up for it.
             server: .http1(
                 configuration: .init(
-                    additionalChannelHandlers: connections.handlers(trustingProxy: false) + timeouts.handlers())),
+                    additionalChannelHandlers: connections.handlers(trustingProxy: settings.trustProxy)
+                        + timeouts.handlers())),
             configuration: .init(
                 address: .hostname(settings.host, port: settings.port),
                 serverName: "funnel-dashboard/\(OnboardMetricsVersion.current)"),
