@@ -65,18 +65,16 @@ import Testing
         let outcome = try await BlockingIO.run { () throws -> [String: Int] in
             var figures: [String: Int] = [:]
             var held = try (0..<16).map { _ in try LoopbackClient(port: port, from: "127.0.0.2") }
-            usleep(500_000)
-            let states = held.map { $0.pending() }
-            figures["open"] = states.filter { !$0.closed }.count
-            figures["refused503"] = states.filter { $0.closed && LoopbackClient.status(of: $0.text) == 503 }.count
+            let states = LoopbackClient.closedCount(of: held, expecting: 8)
+            figures["open"] = held.count - states.closed
+            figures["refused503"] = states.refused503
             figures["otherHealthz"] = LoopbackClient.status(port: port, path: "/healthz", from: "127.0.0.3")
             figures["sameHealthz"] = LoopbackClient.status(port: port, path: "/healthz", from: "127.0.0.2")
             // 8 from .2 and 8 from .3 held: .4 finds 4 places of the 20 (1 more for its healthz).
             let third = try (0..<8).map { _ in try LoopbackClient(port: port, from: "127.0.0.3") }
             let fourth = try (0..<8).map { _ in try LoopbackClient(port: port, from: "127.0.0.4") }
-            usleep(500_000)
-            figures["thirdOpen"] = third.map { $0.pending() }.filter { !$0.closed }.count
-            figures["fourthOpen"] = fourth.map { $0.pending() }.filter { !$0.closed }.count
+            figures["thirdOpen"] = third.count - LoopbackClient.closedCount(of: third, expecting: 0).closed
+            figures["fourthOpen"] = fourth.count - LoopbackClient.closedCount(of: fourth, expecting: 4).closed
             figures["fullHealthz"] = LoopbackClient.status(port: port, path: "/healthz", from: "127.0.0.5")
             // Closed: their places come back.
             held.removeAll()
@@ -110,8 +108,7 @@ import Testing
             while sockets.count < 2 * cap, Date().timeIntervalSince(started) < 20 {
                 sockets.append(try LoopbackClient(port: port, from: "127.0.0.2"))
             }
-            usleep(500_000)
-            let states = sockets.map { $0.pending() }
+            let states = LoopbackClient.closedCount(of: sockets, expecting: cap)
             var latencies: [Double] = []
             var all200 = true
             for _ in 0..<20 {
@@ -120,10 +117,7 @@ import Testing
                 latencies.append(Date().timeIntervalSince(asked))
             }
             withExtendedLifetime(sockets) {}
-            return (
-                states.filter { !$0.closed }.count,
-                states.filter { $0.closed && LoopbackClient.status(of: $0.text) == 503 }.count, latencies, all200
-            )
+            return (sockets.count - states.closed, states.refused503, latencies, all200)
         }
         let sorted = outcome.healthz.sorted()
         print(

@@ -70,6 +70,30 @@ final class LoopbackClient {
         }
     }
 
+    /// Of `clients`, how many the server has closed and how many of those after a 503, polled
+    /// until `closed` of them are (or `limit` seconds pass), then for `settle` seconds more: a
+    /// loaded server may take a while to accept what the kernel queued for it.
+    static func closedCount(
+        of clients: [LoopbackClient], expecting closed: Int, limit: TimeInterval = 15, settle: TimeInterval = 0.5
+    ) -> (closed: Int, refused503: Int) {
+        var texts = [String](repeating: "", count: clients.count)
+        var done = [Bool](repeating: false, count: clients.count)
+        let started = Date()
+        var settled: Date?
+        while Date().timeIntervalSince(started) < limit {
+            for index in clients.indices where !done[index] {
+                let (text, isClosed) = clients[index].pending()
+                texts[index] += text
+                done[index] = isClosed
+            }
+            if settled == nil, done.filter({ $0 }).count >= closed { settled = Date() }
+            if let settled, Date().timeIntervalSince(settled) >= settle { break }
+            usleep(50_000)
+        }
+        let refused = clients.indices.filter { done[$0] && status(of: texts[$0]) == 503 }.count
+        return (done.filter { $0 }.count, refused)
+    }
+
     /// Waits up to 0.2 s for the server; true once it has closed the connection.
     func closedByServer() -> Bool {
         var buffer = [UInt8](repeating: 0, count: 4096)
