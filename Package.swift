@@ -126,12 +126,25 @@ let package = Package(
             name: "OnboardMetricsRendering",
             dependencies: ["OnboardMetricsAnalysis", "OnboardMetricsStatistics"]
         ),
+        // What both HTTP servers (collector and dashboard) do to their connections: header, body
+        // and idle timeouts, caps on connections per client and in all, the address a trusted
+        // proxy forwarded. NIO channel handlers, under both servers so they share one copy.
+        .target(
+            name: "OnboardMetricsHTTP",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            ]
+        ),
         // The HTTP collector: app keys, rate limits, the native, Segment and PostHog routes on
-        // Hummingbird, connection timeouts, metrics.
+        // Hummingbird, metrics.
         .target(
             name: "OnboardMetricsCollector",
             dependencies: [
-                "OnboardMetricsSDK", "OnboardMetricsFormats", "OnboardMetricsStore", "CZlib",
+                "OnboardMetricsSDK", "OnboardMetricsFormats", "OnboardMetricsStore", "OnboardMetricsHTTP", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -150,7 +163,7 @@ let package = Package(
             name: "OnboardMetricsDashboard",
             dependencies: [
                 "OnboardMetricsSDK", "OnboardMetricsPostgres", "OnboardMetricsStore", "OnboardMetricsReader",
-                "OnboardMetricsAnalysis", "OnboardMetricsRendering",
+                "OnboardMetricsAnalysis", "OnboardMetricsRendering", "OnboardMetricsHTTP",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -167,7 +180,7 @@ let package = Package(
             dependencies: [
                 "OnboardMetricsSDK", "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 "OnboardMetricsGeneration", "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis",
-                "OnboardMetricsRendering", "OnboardMetricsCollector", "OnboardMetricsDashboard",
+                "OnboardMetricsRendering", "OnboardMetricsHTTP", "OnboardMetricsCollector", "OnboardMetricsDashboard",
             ]
         ),
         .target(name: "OnboardMetricsServerTesting", dependencies: ["OnboardMetricsPostgres", "OnboardMetricsStore"]),
@@ -200,7 +213,7 @@ let package = Package(
                 "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 "OnboardMetricsGeneration",
                 "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
-                "OnboardMetricsCollector", "OnboardMetricsDashboard",
+                "OnboardMetricsHTTP", "OnboardMetricsCollector", "OnboardMetricsDashboard",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]
@@ -213,7 +226,7 @@ let package = Package(
                 "OnboardMetricsStatistics", "OnboardMetricsPostgres", "OnboardMetricsFormats",
                 "OnboardMetricsGeneration",
                 "OnboardMetricsStore", "OnboardMetricsReader", "OnboardMetricsAnalysis", "OnboardMetricsRendering",
-                "OnboardMetricsCollector", "OnboardMetricsDashboard",
+                "OnboardMetricsHTTP", "OnboardMetricsCollector", "OnboardMetricsDashboard",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]

@@ -14,7 +14,7 @@ import json, os, re, sys
 # Bottom to top; a target may use only targets of lower levels (and the system libraries).
 LAYERS = [
     ["CPostgres", "CZlib", "OnboardMetricsSDK", "OnboardMetricsStatistics"],
-    ["OnboardMetricsTesting", "OnboardMetricsURLSession", "OnboardMetricsPostgres", "OnboardMetricsFormats", "OnboardMetricsGeneration"],
+    ["OnboardMetricsTesting", "OnboardMetricsURLSession", "OnboardMetricsPostgres", "OnboardMetricsFormats", "OnboardMetricsGeneration", "OnboardMetricsHTTP"],
     ["OnboardMetricsStore"],
     ["OnboardMetricsReader", "OnboardMetricsServerTesting"],
     ["OnboardMetricsAnalysis"],

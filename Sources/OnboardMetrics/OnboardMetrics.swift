@@ -6,6 +6,7 @@
 @_exported import OnboardMetricsDashboard
 @_exported import OnboardMetricsFormats
 @_exported import OnboardMetricsGeneration
+@_exported import OnboardMetricsHTTP
 @_exported import OnboardMetricsPostgres
 @_exported import OnboardMetricsReader
 @_exported import OnboardMetricsRendering

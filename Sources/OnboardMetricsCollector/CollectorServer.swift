@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import NIOCore
+import OnboardMetricsHTTP
 import OnboardMetricsSDK
 import Prometheus
 

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import OnboardMetricsHTTP
 import OnboardMetricsPostgres
 import OnboardMetricsStore
 import ServiceLifecycle

@@ -1,5 +1,6 @@
 import Hummingbird
 import NIOCore
+import OnboardMetricsHTTP
 
 /// The dashboard's request context: Hummingbird's basics and the client's address, which failed
 /// sign-ins are rate-limited by.
@@ -14,6 +15,14 @@ package struct DashboardRequestContext: RequestContext, RemoteAddressRequestCont
     }
 
     /// The client's IP address (no port: a new connection must not reset the limit), or "unknown".
-    /// Forwarded-for headers are not trusted: any client can write them.
+    /// Forwarded-for headers are not trusted here: any client can write them.
     package var clientAddress: String { remoteAddress?.ipAddress ?? "unknown" }
+
+    /// The client of `request`: with `trustingProxy` (`--trust-proxy`, every request comes
+    /// through a proxy that appends its client's address) the address the proxy forwarded, when
+    /// it forwarded one (``ForwardedClient``); else ``clientAddress``.
+    package func client(of request: Request, trustingProxy: Bool) -> String {
+        guard trustingProxy, let forwarded = ForwardedClient.address(in: request.headers) else { return clientAddress }
+        return forwarded
+    }
 }

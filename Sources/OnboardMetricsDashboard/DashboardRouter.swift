@@ -10,7 +10,7 @@ import OnboardMetricsRendering
 package enum DashboardRouter {
     package static func make(_ dashboard: Dashboard) -> Router<DashboardRequestContext> {
         let router = Router(context: DashboardRequestContext.self)
-        router.add(middleware: RequestLogMiddleware(logger: dashboard.logger))
+        router.add(middleware: RequestLogMiddleware(logger: dashboard.logger, trustProxy: dashboard.trustProxy))
         router.get("/healthz") { _, _ in text(200, "ok\n", type: "text/plain; charset=utf-8") }
         router.get("/login") { request, _ in
             let next = safeNext(DashboardQuery.parse(request.uri.query).value("next"))
@@ -25,7 +25,8 @@ package enum DashboardRouter {
                     DashboardPage.login(message: refusal.message, next: next, asOf: dashboard.clock()))
             }
             switch try await dashboard.signIn(
-                name: form.value("name") ?? "", secret: form.value("secret") ?? "", client: context.clientAddress)
+                name: form.value("name") ?? "", secret: form.value("secret") ?? "",
+                client: dashboard.client(request, context))
             {
             case .success(let token):
                 var response = Response(status: .seeOther, headers: [.location: next])
@@ -53,14 +54,15 @@ package enum DashboardRouter {
         router.get("/flows/:id") { request, context in
             let id = context.parameters.get("id") ?? ""
             return try await signedIn(dashboard, request, context) { query in
-                try await flow(dashboard, id: id, query: query, path: request.uri.path)
+                try await flow(dashboard, id: try decoded(id, "flow id"), query: query, path: request.uri.path)
             }
         }
         for page in ["retention", "correlation", "paths"] {
             router.get("/flows/:id/\(page)") { request, context in
                 let id = context.parameters.get("id") ?? ""
                 return try await signedIn(dashboard, request, context) { query in
-                    try await why(dashboard, page: page, id: id, query: query, path: request.uri.path)
+                    try await why(
+                        dashboard, page: page, id: try decoded(id, "flow id"), query: query, path: request.uri.path)
                 }
             }
         }
@@ -68,7 +70,8 @@ package enum DashboardRouter {
             router.get("/flows/:id/\(page)") { request, context in
                 let id = context.parameters.get("id") ?? ""
                 return try await signedIn(dashboard, request, context) { query in
-                    try await flowReport(dashboard, page: page, id: id, query: query, path: request.uri.path)
+                    try await flowReport(
+                        dashboard, page: page, id: try decoded(id, "flow id"), query: query, path: request.uri.path)
                 }
             }
         }
@@ -85,10 +88,21 @@ package enum DashboardRouter {
         router.get("/experiments/:key") { request, context in
             let key = context.parameters.get("key") ?? ""
             return try await signedIn(dashboard, request, context) { query in
-                try await experiment(dashboard, key: key, query: query, path: request.uri.path)
+                try await experiment(
+                    dashboard, key: try decoded(key, "experiment key"), query: query, path: request.uri.path)
             }
         }
         return router
+    }
+
+    /// A path segment as the client meant it: the router hands it over as it came, percent-encoded
+    /// (the pages' own links encode ids, ``DashboardPage/path(_:_:)``), so `my%20flow` is `my flow`.
+    /// - Throws: `DashboardError` (400) for an escape that is not UTF-8 percent-encoding.
+    static func decoded(_ segment: String, _ what: String) throws -> String {
+        guard let decoded = segment.removingPercentEncoding else {
+            throw DashboardError(.badRequest, "the \(what) in the path is not valid percent-encoding")
+        }
+        return decoded
     }
 
     /// A page's JSON twin, made only when JSON is asked for (a `/users` list's is 139 MB at 10M

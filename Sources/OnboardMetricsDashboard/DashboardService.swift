@@ -1,6 +1,8 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
+import OnboardMetricsHTTP
 import OnboardMetricsPostgres
 import OnboardMetricsReader
 import OnboardMetricsSDK
@@ -29,6 +31,18 @@ package final class DashboardService: Sendable {
         package var signInInterval = 60.0
         /// Whether the session cookie carries `Secure` (`--cookie-secure`).
         package var cookieSecure = false
+        /// How long a client may take over a request's head and body, and a kept-alive connection
+        /// may wait (`--header-timeout`, `--body-timeout`, `--idle-timeout`): the collector's.
+        package var timeouts = ConnectionTimeouts(header: .seconds(10), body: .seconds(30), idle: .seconds(60))
+        /// Connections one client address may hold open (`--max-connections-per-client`).
+        package var connectionsPerClient = DashboardService.defaultConnectionsPerClient
+        /// Connections the server holds open in all (`--max-connections`), at most the file
+        /// limit less ``DashboardService/reservedDescriptors``.
+        package var connections = DashboardService.defaultConnections
+        /// Whether every request comes through a proxy that appends its client's address to
+        /// `X-Forwarded-For` (or writes `Forwarded: for=`), so that address, not the proxy's, is
+        /// what failed sign-ins and connections are limited by (`--trust-proxy`).
+        package var trustProxy = false
         /// Whether SIGTERM and SIGINT stop the service gracefully (not in tests).
         package var stopsOnTerminationSignals = false
         /// The server's log: one line per request, failed sign-ins, errors.
@@ -48,10 +62,32 @@ package final class DashboardService: Sendable {
     /// few small queries when nothing changed.
     package static let defaultRefreshInterval = 5.0
 
-    private let group: ServiceGroup
+    /// `--max-connections-per-client`'s default: a browser opens about six connections to a host,
+    /// so this leaves room for a score of viewers behind one address (an office's NAT).
+    package static let defaultConnectionsPerClient = 128
 
-    private init(group: ServiceGroup) {
+    /// `--max-connections`' default.
+    package static let defaultConnections = 4_096
+
+    /// File descriptors kept out of the connection cap: database connections, the log, the
+    /// listening socket, a refused connection's moment.
+    package static let reservedDescriptors = 64
+
+    private let group: ServiceGroup
+    /// The connection caps the server's connections count in (what tests look at).
+    package let connections: ConnectionLimiter
+
+    private init(group: ServiceGroup, connections: ConnectionLimiter) {
         self.group = group
+        self.connections = connections
+    }
+
+    /// The connections cap for `settings`: theirs, or the process's file limit less
+    /// ``reservedDescriptors`` when that is lower (connections over the file limit would fail to
+    /// be accepted at all, and the database connections with them).
+    package static func connectionCap(settings: Settings, fileLimit: Int? = ConnectionLimiter.fileLimit()) -> Int {
+        guard let fileLimit else { return settings.connections }
+        return max(1, min(settings.connections, fileLimit - reservedDescriptors))
     }
 
     /// The dashboard's decisions for `settings`, without a server (what the routes are built on).
@@ -63,7 +99,7 @@ package final class DashboardService: Sendable {
                     ? SessionCache(configuration: settings.database, maximumEvents: settings.cacheEvents) : nil),
             viewers: ViewerAuthenticator(database: settings.database, settings: settings.viewers),
             limiter: SignInLimiter(rate: 1 / max(settings.signInInterval, 0.001), burst: settings.signInBurst),
-            logger: settings.logger, cookieSecure: settings.cookieSecure)
+            logger: settings.logger, cookieSecure: settings.cookieSecure, trustProxy: settings.trustProxy)
     }
 
     /// Builds the server (nothing listens before ``run()``).
@@ -71,8 +107,22 @@ package final class DashboardService: Sendable {
     package static func make(settings: Settings, onRunning: @escaping @Sendable (Int) async -> Void) -> DashboardService
     {
         let dashboard = dashboard(settings: settings)
+        let total = connectionCap(settings: settings)
+        if total < settings.connections {
+            settings.logger.warning(
+                "connections capped below --max-connections by the file limit (ulimit -n)",
+                metadata: ["max_connections": .stringConvertible(total)])
+        }
+        let connections = ConnectionLimiter(perClient: settings.connectionsPerClient, total: total)
+        let timeouts = settings.timeouts
         let app = Application(
             router: DashboardRouter.make(dashboard),
+            // The collector's hygiene (one implementation, OnboardMetricsHTTP): the caps first, so
+            // a connection over them is refused before anything else is set up for it.
+            server: .http1(
+                configuration: .init(
+                    additionalChannelHandlers: connections.handlers(trustingProxy: settings.trustProxy)
+                        + timeouts.handlers())),
             configuration: .init(
                 address: .hostname(settings.host, port: settings.port),
                 serverName: "funnel-dashboard/\(OnboardMetricsVersion.current)"),
@@ -90,7 +140,7 @@ package final class DashboardService: Sendable {
                 services: services,
                 gracefulShutdownSignals: settings.stopsOnTerminationSignals ? [.sigterm, .sigint] : [],
                 logger: settings.logger))
-        return DashboardService(group: group)
+        return DashboardService(group: group, connections: connections)
     }
 
     /// Serves until a graceful shutdown has answered every request.

@@ -9,6 +9,8 @@ struct RequestLogMiddleware: RouterMiddleware {
     typealias Context = DashboardRequestContext
 
     let logger: Logger
+    /// Whether the client logged is the address a trusted proxy forwarded (`--trust-proxy`).
+    let trustProxy: Bool
 
     func handle(
         _ request: Request, context: Context, next: (Request, Context) async throws -> Response
@@ -31,6 +33,6 @@ struct RequestLogMiddleware: RouterMiddleware {
             Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15
         logger.info(
             "\(request.method.rawValue) \(request.uri.path) \(status) \(String(format: "%.1f", milliseconds)) ms",
-            metadata: ["client": .string(context.clientAddress)])
+            metadata: ["client": .string(context.client(of: request, trustingProxy: trustProxy))])
     }
 }

@@ -1,11 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
-
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
+import OnboardMetricsHTTP
 
 /// Failed sign-ins per client address, as a token bucket (the collector's ``RateLimiter`` idea,
 /// keyed by address): each attempt takes a token before its check and a success gives it back, so
@@ -83,20 +78,10 @@ package final class SignInLimiter: Sendable {
         }
     }
 
-    /// The bucket an address counts in: an IPv4 address itself (also when written as IPv6,
-    /// `::ffff:a.b.c.d`), an IPv6 address its /64 network, anything else as it is.
+    /// The bucket an address counts in (``ClientAddress/bucket(of:)``, which the connection caps
+    /// count by too): an IPv4 address itself, an IPv6 address its /64 network.
     static func bucket(of client: String) -> String {
-        guard client.contains(":") else { return client }
-        var address = in6_addr()
-        guard inet_pton(AF_INET6, client, &address) == 1 else { return client }
-        let bytes = withUnsafeBytes(of: &address) { Array($0) }
-        if bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-            return bytes[12..<16].map(String.init).joined(separator: ".")
-        }
-        let groups = stride(from: 0, to: 8, by: 2).map {
-            String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
-        }
-        return groups.joined(separator: ":") + "::/64"
+        ClientAddress.bucket(of: client)
     }
 
     private func refill(_ bucket: inout Bucket, now: Date) {

@@ -26,7 +26,16 @@ struct DashboardCommand: AsyncParsableCommand {
             scripts (curl -u NAME:SECRET), or the form at /login, which sets an HttpOnly, \
             SameSite=Strict session cookie (Secure too with --cookie-secure; sessions live in this process's memory: a restart signs \
             browsers out). App keys never open the dashboard. Failed sign-ins are logged (without \
-            the secret) and limited per client address (429 with Retry-After once spent).
+            the secret; the name cut to 8 characters, and not at all when it looks like a key) and \
+            limited per client address (429 with Retry-After once spent); a name or secret with a \
+            control character (NUL) is 400 and a failure. Behind a reverse proxy, --trust-proxy \
+            counts by the address the proxy forwarded.
+
+            Connections: closed when a client takes longer than --header-timeout to send its \
+            headers, --body-timeout to send its body, or stays idle past --idle-timeout (the \
+            collector's limits); a client address may hold --max-connections-per-client open and the \
+            server --max-connections in all, and a connection beyond either is answered 503 and \
+            closed at once, so one client cannot shut the others (or GET /healthz) out.
 
             It only reads, with the database the reports use, and is a server apart from the \
             collector (funnel serve). Each request is logged on stderr with the time it took \
@@ -53,6 +62,16 @@ struct DashboardCommand: AsyncParsableCommand {
                 + "(but for http://localhost) then never send the cookie back and the form cannot sign in."))
     var cookieSecure = false
 
+    @Flag(
+        help: ArgumentHelp(
+            "Take a request's client to be the address its proxy forwarded, not the proxy's.",
+            discussion: "For a dashboard that only a reverse proxy reaches: the last address of X-Forwarded-For "
+                + "(the one the proxy appended), else Forwarded: for=, is what failed sign-ins and "
+                + "--max-connections-per-client are counted by and what the log shows. Off by default: any "
+                + "client can write these headers, and one that reaches the dashboard directly could then "
+                + "pose as anyone. The proxy must append to X-Forwarded-For (or replace it)."))
+    var trustProxy = false
+
     @Option(
         help: ArgumentHelp(
             "The most events whose sessions are kept decoded in memory between reports; 0 keeps none.",
@@ -71,6 +90,7 @@ struct DashboardCommand: AsyncParsableCommand {
                 + "first too: what they show is never older than the database."))
     var refreshEvery = DashboardService.defaultRefreshInterval
 
+    @OptionGroup var connections: ConnectionOptions
     @OptionGroup var database: DatabaseOptions
     @OptionGroup var read: ReadOptions
 
@@ -119,6 +139,8 @@ struct DashboardCommand: AsyncParsableCommand {
         settings.signInBurst = signInBurst
         settings.signInInterval = signInInterval
         settings.cookieSecure = cookieSecure
+        settings.trustProxy = trustProxy
+        connections.apply(to: &settings)
         settings.stopsOnTerminationSignals = true
         let host = host
         let service = DashboardService.make(settings: settings) { port in

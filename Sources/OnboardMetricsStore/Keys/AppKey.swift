@@ -47,8 +47,11 @@ public struct AppKey: Sendable, Hashable, Codable {
         let text = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        return "om_" + text
+        return keyPrefix + text
     }
+
+    /// What every app key starts with (``newSecret()``).
+    package static let keyPrefix = "om_"
 
     /// How many characters of a key are kept as its prefix: enough to tell keys apart, far too
     /// few to guess the rest.

@@ -129,8 +129,11 @@ public struct ViewerStore: Sendable {
         let text = Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
-        return "omv_" + text
+        return secretPrefix + text
     }
+
+    /// What every viewer's secret starts with (``newSecret()``).
+    package static let secretPrefix = "omv_"
 
     /// A hash of a random secret nobody knows, at the default cost, checked for unknown names.
     private static let decoyHash = Bcrypt.hash(newSecret(), cost: defaultCost)
