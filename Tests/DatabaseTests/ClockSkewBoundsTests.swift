@@ -110,7 +110,9 @@ import Testing
             let session = try #require(sessions.first { $0.userID == user })
             #expect(session.events.count == 4)
             #expect(session.events.first?.name == firstName, "\(user) starts with \(session.events.first?.name ?? "")")
-            #expect(abs(now.addingTimeInterval(-50).timeIntervalSince(session.events[0].date)) < 5)
+            // Its own events may move by the batch's transit (received − sentAt, seconds on a
+            // loaded machine: CI saw 36 s), never by the forged 23 h.
+            #expect(abs(now.addingTimeInterval(-50).timeIntervalSince(session.events[0].date)) < 600)
         }
         let attacked = try #require(sessions.first { $0.sessionID == second[0].sessionID })
         #expect(attacked.events.count == 5)
