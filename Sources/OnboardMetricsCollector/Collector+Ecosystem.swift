@@ -163,7 +163,10 @@ extension Collector {
                 } catch let error as EventValidationError {
                     reject(index, message.messageID, error)
                 } catch {
-                    return refuse(503, "unavailable", "the server is shutting down", key: key, since: started)
+                    // Shut down, or out of room (database unreachable, spool full): resent later.
+                    return refuse(
+                        503, "unavailable", "the server cannot record now: \(error)",
+                        headers: [("Retry-After", "30")], key: key, since: started)
                 }
             }
         }

@@ -162,7 +162,16 @@ package final class Collector: Sendable {
 
     /// Takes `events` from the key's event budget: `nil` to go ahead, or the 429 that refuses the
     /// whole batch (nothing of it recorded, so the client resends all of it).
+    /// Also refuses (503, nothing charged) while the recorder cannot take more: the database is
+    /// unreachable and the spool at its cap, where answering 200 would acknowledge events the
+    /// server may not keep.
     func chargeEvents(_ events: Int, key: AppKey?, since started: Date) -> Answer? {
+        if events > 0, recorder.isRefusingEvents {
+            return refuse(
+                503, "unavailable",
+                "the database is unreachable and the server's spool is full; nothing was recorded, retry later",
+                headers: [("Retry-After", "30")], key: key, since: started)
+        }
         guard let key, events > 0,
             let wait = eventLimiter.acquire(key: key.id, now: configuration.clock(), cost: Double(events))
         else { return nil }
@@ -212,8 +221,11 @@ package final class Collector: Sendable {
                 } catch let error as EventValidationError {
                     results.append(Self.rejection(index, event.eventID, error))
                 } catch {
+                    // Shut down, or out of room (database unreachable, spool full): the client
+                    // keeps the batch and resends it; what of it was queued is stored once.
                     return refuse(
-                        503, "unavailable", "the server is shutting down: \(error)", key: key, since: started)
+                        503, "unavailable", "the server cannot record now: \(error)",
+                        headers: [("Retry-After", "30")], key: key, since: started)
                 }
             }
         }

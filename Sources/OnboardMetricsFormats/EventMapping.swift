@@ -196,6 +196,9 @@ package struct EventMapping: Sendable, Hashable {
         // and PostHog's rule); PostHog's offset when no time was sent; else the server's.
         var occurredAt = message.occurredAt
         var sentAt = message.sentAt
+        // Timed by this server's receipt, which a resend does not repeat: the id is resolved by
+        // the writer from the message id alone (``StableID/messageEventID(milliseconds:content:)``).
+        let timedOnReceipt = occurredAt == nil && receivedAt != nil
         if occurredAt == nil {
             sentAt = nil
             if let offset = message.offsetMilliseconds, let received {
@@ -216,15 +219,29 @@ package struct EventMapping: Sendable, Hashable {
         let sessionID =
             message.sessionKey.map { StableID.sessionID(for: $0) } ?? DerivedSessionID.stream(user: user)
         return Event(
-            eventID: Self.eventID(message, user: user, milliseconds: milliseconds), sessionID: sessionID,
+            eventID: Self.eventID(message, user: user, milliseconds: milliseconds, timedOnReceipt: timedOnReceipt),
+            sessionID: sessionID,
             userID: user, seq: 0, kind: rule.kind, flowID: flowID, flowVersion: flowVersion, stepID: stepID,
             name: eventName, occurredAt: occurredAt, sentAt: sentAt, receivedAt: received, properties: properties)
     }
 
     /// A UUIDv7 at the event's time whose other bits hash the message id (`messageId`, `uuid`), so
     /// a resent message is stored once; without an id, the message's content stands in.
-    static func eventID(_ message: AnalyticsMessage, user: String, milliseconds: Int64) -> UUID {
+    ///
+    /// A message timed on its receipt (it came without a time) and with an id gets a message id
+    /// (``StableID/messageEventID(milliseconds:content:)``) hashed from the source, user and its id
+    /// alone, which the writer turns into the id its first receipt was stored under: a resend is
+    /// stored once though it arrives later. Without an id, nothing tells a resend from a repeat.
+    static func eventID(
+        _ message: AnalyticsMessage, user: String, milliseconds: Int64, timedOnReceipt: Bool = false
+    ) -> UUID {
         var content = Array("\(message.source.rawValue)\u{1F}".utf8)
+        if let id = message.messageID, !id.isEmpty, timedOnReceipt {
+            content += Array(user.utf8)
+            content.append(0x1E)
+            content += Array(id.utf8)
+            return StableID.messageEventID(milliseconds: milliseconds, content: content)
+        }
         if let id = message.messageID, !id.isEmpty {
             content += Array(id.utf8)
         } else {

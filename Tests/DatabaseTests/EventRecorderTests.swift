@@ -243,7 +243,11 @@ import Testing
         #expect(counts.distinct == 5_000)
     }
 
-    @Test func longOutageKeepsMemoryBoundedAndDropsOnlyPastTheDiskCap() async throws {
+    /// Past the spool's cap the recorder refuses (issue 59: what the spool holds was acknowledged,
+    /// and the old policy dropped its oldest segments): `record` throws `.spoolFull` where it
+    /// would wait, `isRefusingEvents` says so (the collector answers 503), and every event that
+    /// reached the spool lands once the database is back; only events never spooled are dropped.
+    @Test func longOutageKeepsMemoryBoundedAndRefusesPastTheDiskCapDroppingNothingSpooled() async throws {
         let configuration = try await TestDatabase.migrated("recorder_long_outage")
         let spool = try TestDatabase.temporaryFolder("spool-cap").path
         defer { try? FileManager.default.removeItem(atPath: spool) }
@@ -254,22 +258,35 @@ import Testing
         offline.spoolCapacityBytes = 4 * 1024 * 1024
         let events = SampleEvents.make(sessions: 6_000, perSession: 10, seed: 11)
         let recorder = try EventRecorder(configuration: offline).started()
-        // 60,000 events through a 5,000-event queue: record() only ever waits for the spool's disk writes.
-        try await BlockingIO.run { for event in events { try recorder.record(event) } }
+        #expect(!recorder.isRefusingEvents)
+        // 60,000 events through a 5,000-event queue into a 4 MiB spool: record() waits for the
+        // spool's disk writes, then, once the spool is full, throws instead of waiting.
+        let accepted = try await BlockingIO.run { () -> Int in
+            for (index, event) in events.enumerated() {
+                do {
+                    try recorder.record(event)
+                } catch let error as RecorderError where error.code == .spoolFull {
+                    return index
+                }
+            }
+            return events.count
+        }
+        #expect(accepted < 60_000)
+        #expect(recorder.isRefusingEvents)
         let during = await recorder.shutdown()
-        #expect(during.recorded == 60_000)
-        #expect(during.spooled == 60_000)
-        #expect(during.dropped > 0)
-        #expect(during.dropped < 60_000)
+        #expect(during.recorded == accepted)
+        #expect(during.spooled > 0 && during.spooled < accepted)
+        // Dropped: only what waited in memory, never spooled.
+        #expect(during.dropped == accepted - during.spooled)
         let online = try EventRecorder(configuration: Self.recorderConfiguration(configuration, spool: spool)).started()
         #expect(await online.flush())
         let after = await online.shutdown()
-        // What was not dropped landed, exactly once; what was dropped is the oldest, in recording order.
-        #expect(after.committed == 60_000 - during.dropped)
+        #expect(after.committed == during.spooled)
         let stored = try await TestDatabase.withConnection(configuration) { connection in
             Set(try connection.query("SELECT event_id FROM events").compactMap { $0["event_id"].uuid })
         }
-        #expect(stored == Set(events[during.dropped...].map(\.eventID)))
+        #expect(stored.count == during.spooled)
+        #expect(stored.isSubset(of: Set(events[..<accepted].map(\.eventID))))
     }
 
     @Test func serverKilledMidRunAndRestartedLosesAndDoublesNothing() async throws {

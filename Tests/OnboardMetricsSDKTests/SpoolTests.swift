@@ -80,6 +80,30 @@ import Testing
         #expect(kept == Array((30 - kept.count)..<30))
     }
 
+    /// A server's spool refuses past its cap and keeps everything it took (issue 59).
+    @Test func aRefusingSpoolKeepsEveryEventItTookAndStoresNothingPastTheCap() throws {
+        let path = Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let spool = try Spool(directory: path, capacityBytes: 3_000, whenFull: .refuse, log: { _ in })
+        var taken = 0
+        var refusal: RecorderError?
+        for round in 0..<10 {
+            do {
+                #expect(try spool.append(Self.events(3, offset: round * 3)) == 0)
+                taken += 3
+            } catch let error as RecorderError {
+                refusal = error
+                break
+            }
+            spool.sealActiveSegment()
+        }
+        #expect(refusal?.code == .spoolFull)
+        #expect(taken > 0 && taken < 30)
+        #expect(spool.totalBytes <= 3_000)
+        let kept = spool.sealedSegments().flatMap { spool.read(segment: $0).events.map(\.seq) }
+        #expect(kept == Array(0..<taken))
+    }
+
     @Test func aSecondOwnerOfTheFolderIsRefused() throws {
         let path = Self.folder()
         defer { try? FileManager.default.removeItem(atPath: path) }

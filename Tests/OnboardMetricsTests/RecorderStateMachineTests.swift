@@ -46,6 +46,31 @@ import Testing
         return work
     }
 
+    /// A full spool during an outage (issue 59): the batch stays in memory, callers waiting for
+    /// room are woken and refused (`.spoolFull`) rather than kept waiting, and a reconnect ends it.
+    @Test func aFullSpoolRefusesNewEventsUntilAWriterReconnects() throws {
+        var machine = Self.machine(batchSize: 5, writers: 1, maximumBuffered: 10, spool: true)
+        Self.record(10, into: &machine)
+        let work = try #require(Self.take(0, &machine))
+        _ = machine.failed(writer: 0, now: Self.start, random: 0.5)
+        // The queue fills again while the writer tries to spool its batch: a caller waits for room.
+        Self.record(5, into: &machine)
+        guard case .waitForRoom = machine.record(Self.event(15), waiter: 1).0 else {
+            Issue.record("a full queue should make the caller wait")
+            return
+        }
+        #expect(!machine.isSaturated)
+        let effects = machine.spoolRefused(work.batch)
+        #expect(machine.isSaturated)
+        #expect(effects.rooms == [1])
+        #expect(machine.queue.count == 15)
+        #expect(machine.record(Self.event(6), waiter: 2).0 == .spoolFull)
+        #expect(machine.counters.dropped == 0)
+        _ = machine.connected(writer: 0)
+        #expect(!machine.isSaturated)
+        #expect(machine.record(Self.event(7), waiter: 3).0 == .waitForRoom)
+    }
+
     @Test func aMarkedFlushWaitsForItsOwnEventsNotForAnEarlierBatchHeldUp() throws {
         var machine = Self.machine()
         // A writer without a connection takes no batch (only writer 0 does, to spool it).

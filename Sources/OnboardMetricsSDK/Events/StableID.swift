@@ -20,6 +20,22 @@ package enum StableID {
         return UUIDv7Generator.make(milliseconds: milliseconds, randA: UInt16(truncatingIfNeeded: high), randB: low)
     }
 
+    /// The id of a message that came without its own time (Segment's `timestamp`, PostHog's
+    /// `timestamp`): its time is when it was first received, which a resend does not repeat, so the
+    /// writer looks the id up by its ``UUID/messageKey`` (the bits after the time, a hash of the
+    /// message's id) and stores a resend under the id the first receipt got. Version 8 with a fixed
+    /// tag in the 12 bits after the version, so no other id is taken for one; 62 bits of hash.
+    package static func messageEventID(milliseconds: Int64, content: [UInt8]) -> UUID {
+        let (_, low) = hash128(content)
+        var id = UUIDv7Generator.make(milliseconds: milliseconds, randA: 0, randB: low).uuid
+        id.6 = messageTag.0
+        id.7 = messageTag.1
+        return UUID(uuid: id)
+    }
+
+    /// Bytes 6 and 7 of a ``messageEventID(milliseconds:content:)``: version 8, tag 0xD1D.
+    package static let messageTag: (UInt8, UInt8) = (0x8D, 0x1D)
+
     /// A 128-bit hash of `bytes`.
     package static func hash128(_ bytes: [UInt8]) -> (UInt64, UInt64) {
         var a: UInt64 = 0xcbf2_9ce4_8422_2325

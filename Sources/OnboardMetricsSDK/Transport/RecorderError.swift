@@ -8,6 +8,9 @@ public struct RecorderError: Error, Sendable, CustomStringConvertible {
 
         /// The spool folder could not be used.
         public static let spool = Code("spool")
+        /// The spool is at its byte cap and refuses more (a server's spool: what it holds was
+        /// acknowledged, so nothing in it is dropped to make room).
+        public static let spoolFull = Code("spoolFull")
         /// The recorder was shut down and takes no more events.
         public static let shutDown = Code("shutDown")
     }

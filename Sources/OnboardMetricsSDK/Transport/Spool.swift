@@ -13,9 +13,20 @@ import Foundation
 /// `"OMSP"`, payload length (UInt32 LE), event count (UInt32 LE), CRC-32 of the payload (UInt32 LE),
 /// then the payload: the events as JSONL lines. A record is durable once ``append(_:)`` returns
 /// (it is fsynced). A torn or corrupt record is moved to `quarantine/` with a message, never fatal.
-/// Past the byte cap, the oldest segments are deleted and their events counted as dropped.
-/// One process at a time owns a folder (an exclusive lock on `spool.lock`).
+/// Past the byte cap, ``FullPolicy`` decides: an app's outbox deletes its oldest segments (their
+/// events counted as dropped), a server's spool refuses the append (what it holds was
+/// acknowledged to clients). One process at a time owns a folder (an exclusive lock on `spool.lock`).
 package final class Spool {
+    /// What an append past the byte cap does.
+    package enum FullPolicy: Sendable {
+        /// Deletes the oldest segments until the spool fits (an app's outbox: the newest events
+        /// are the ones worth keeping, as posthog-ios and analytics-swift do with theirs).
+        case dropOldest
+        /// Throws `RecorderError` `.spoolFull` and stores nothing (a server's spool, whose events
+        /// were acknowledged: the caller keeps the batch and refuses new ones).
+        case refuse
+    }
+
     package struct Record {
         package let segment: String
         package let events: [Event]
@@ -26,6 +37,7 @@ package final class Spool {
 
     package let directory: String
     private let capacityBytes: Int
+    private let fullPolicy: FullPolicy
     /// A segment is at most an eighth of the cap (and at most 64 MiB), so that going over the cap
     /// drops a small share of the oldest events, not all of them.
     private let segmentBytes: Int
@@ -38,9 +50,13 @@ package final class Spool {
 
     /// Opens (creating) the spool folder and takes its lock.
     /// - Throws: `RecorderError` when the folder cannot be created or another process holds it.
-    package init(directory: String, capacityBytes: Int, log: @escaping (String) -> Void) throws {
+    package init(
+        directory: String, capacityBytes: Int, whenFull fullPolicy: FullPolicy = .dropOldest,
+        log: @escaping (String) -> Void
+    ) throws {
         self.directory = directory
         self.capacityBytes = capacityBytes
+        self.fullPolicy = fullPolicy
         self.segmentBytes = max(64 * 1024, min(64 * 1024 * 1024, capacityBytes / 8))
         self.log = log
         do {
@@ -99,6 +115,11 @@ package final class Spool {
         appendLittleEndian(UInt32(events.count), to: &record)
         appendLittleEndian(CRC32.checksum(payload), to: &record)
         record += payload
+        if fullPolicy == .refuse, totalBytes + record.count > capacityBytes {
+            throw RecorderError(
+                .spoolFull,
+                "the spool \(directory) is full (\(capacityBytes) bytes): the \(events.count) events stay out of it")
+        }
         if activeDescriptor < 0 || activeSize + record.count > segmentBytes { try rotate() }
         try record.withUnsafeBytes { bytes in
             var offset = 0

@@ -26,7 +26,7 @@ public struct CitusDistribution: Sendable {
     public static let shardCount = SessionBucket.count
 
     /// Distributed by `session_id`, in this order (`events` colocates with `sessions`).
-    static let distributedTables = ["sessions", "events"]
+    static let distributedTables = ["sessions", "events", "message_ids"]
 
     /// Small tables read with (or beside) the events, in an order where a table's foreign keys
     /// point only to tables before it (Citus requires a reference table's referenced tables to be

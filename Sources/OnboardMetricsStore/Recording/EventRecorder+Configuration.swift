@@ -28,7 +28,9 @@ extension EventRecorder {
         public var maximumBufferedEvents = 100_000
         /// The spool folder; `nil` for no spool (events then wait in memory during an outage).
         public var spoolDirectory: String? = ".onboardmetrics/spool"
-        /// Bytes the spool may hold; past it the oldest events are dropped and counted. Default 1 GiB.
+        /// Bytes the spool may hold. Nothing it holds is dropped (it was acknowledged): at the cap,
+        /// with the database unreachable, events wait in memory and then ``EventRecorder/record(_:)``
+        /// throws `RecorderError` `.spoolFull` (``EventRecorder/isRefusingEvents``). Default 1 GiB.
         public var spoolCapacityBytes = 1 << 30
         /// First retry delay after a failure, in seconds; doubles per failure up to ``maximumBackoff``.
         public var initialBackoff: TimeInterval = 0.1

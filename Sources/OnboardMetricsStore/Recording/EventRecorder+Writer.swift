@@ -199,6 +199,13 @@ extension EventRecorder {
         do {
             let dropped = try spool.append(batch.map(\.event))
             update { state in ((), state.machine.spooled(batch, dropped: dropped)) }
+        } catch let error as RecorderError where error.code == .spoolFull {
+            let first = update { state in (!state.machine.spoolFull, state.machine.spoolRefused(batch)) }
+            if first {
+                configuration.logger.error(
+                    "the spool is full and the database unreachable: keeping events in memory, refusing new batches",
+                    metadata: ["error": "\(error)", "events": "\(batch.count)"])
+            }
         } catch {
             configuration.logger.error(
                 "cannot spool; keeping the events in memory",

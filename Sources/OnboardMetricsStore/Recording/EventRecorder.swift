@@ -15,8 +15,8 @@ import OnboardMetricsSDK
 /// Guarantees: an accepted event is never lost while the process lives and never stored twice
 /// (the database drops a repeated `event_id`). When the database is unreachable the recorder keeps
 /// accepting events, retries with exponential backoff and jitter, and moves waiting events to an
-/// append-only spool on disk (bounded by ``Configuration/spoolCapacityBytes``), which it drains
-/// once the database is back — also after a crash or `SIGKILL`, when a new recorder opens the
+/// append-only spool on disk (bounded by ``Configuration/spoolCapacityBytes``: at the cap it
+/// refuses new events rather than drop spooled ones), which it drains once the database is back — also after a crash or `SIGKILL`, when a new recorder opens the
 /// same spool folder. Memory stays bounded by ``Configuration/maximumBufferedEvents``.
 ///
 /// Every decision (what is queued and settled, who waits, which writer connects, writes, spools
@@ -69,7 +69,10 @@ public final class EventRecorder: Sendable {
             let logger = configuration.logger
             let log: @Sendable (String) -> Void = { logger.warning("\($0)", metadata: ["component": "spool"]) }
             spool = RecorderSpool(
-                try Spool(directory: folder, capacityBytes: configuration.spoolCapacityBytes, log: log))
+                // Refusing when full: what the spool holds was acknowledged (`funnel serve` answers
+                // once an event is committed or spooled), so nothing in it may be dropped for room.
+                try Spool(
+                    directory: folder, capacityBytes: configuration.spoolCapacityBytes, whenFull: .refuse, log: log))
         } else {
             spool = nil
         }
@@ -83,6 +86,13 @@ public final class EventRecorder: Sendable {
         let machine = RecorderStateMachine(settings: settings, spoolHasData: !(spool?.isEmpty ?? true), now: Date())
         state = NIOLockedValueBox(State(machine: machine))
         wakeups = (0..<writers).map { _ in DispatchSemaphore(value: 0) }
+    }
+
+    /// Whether new events should be refused: the spool refused a batch at its cap
+    /// (``Configuration/spoolCapacityBytes``) and no writer has reached the database since.
+    /// Events already recorded wait in memory; nothing spooled is dropped.
+    public var isRefusingEvents: Bool {
+        state.withLockedValue { $0.machine.isSaturated }
     }
 
     /// A snapshot of the counters.
@@ -126,6 +136,9 @@ public final class EventRecorder: Sendable {
             switch action {
             case .enqueued(let ordinal): return ordinal
             case .shutDown: throw RecorderError(.shutDown, "the recorder was shut down")
+            case .spoolFull:
+                throw RecorderError(
+                    .spoolFull, "the database is unreachable and the spool is full: the event was not recorded")
             case .waitForRoom:
                 // Room is made by a writer: a committed batch, or, during an outage, a spooled one.
                 room?.wait()

@@ -15,6 +15,9 @@ public protocol EventRecording: EventSink, Service {
     /// - Returns: `true` when they are committed and no spool holds events, `false` otherwise.
     @discardableResult
     func flush(_ mark: RecordingMark) async -> Bool
+    /// Whether new events should be refused rather than acknowledged: the database is unreachable
+    /// and the spool is at its cap (on any shard), so they could be kept in memory only.
+    var isRefusingEvents: Bool { get }
     /// A snapshot of the counters (summed over shards).
     var counters: EventRecorder.Counters { get }
     /// Flushes, stops the writers (starting them first if ``run()`` was never called) and

@@ -83,6 +83,8 @@ public struct EventStore: Sendable {
         _ events: [Event], on connection: PostgresConnection, receivedAt received: Int64, hints: inout WriteHints
     ) throws -> (result: WriteResult, rows: [Int]?) {
         guard !events.isEmpty else { return (WriteResult(inserted: 0, duplicates: 0), []) }
+        var events = events
+        try resolveMessageIDs(&events, on: connection)
         let distinct = Self.distinctRows(events)
         let starts = Self.sessionStarts(events)
         var rows: [Int]?

@@ -85,6 +85,7 @@ extension RecorderStateMachine {
         let failures = writers[number].failures
         writers[number].connected = true
         writers[number].failures = 0
+        spoolFull = false
         var effects = Effects()
         resumeSettledFlushes(&effects)
         return (failures, effects)
@@ -154,6 +155,19 @@ extension RecorderStateMachine {
         return effects
     }
 
+    /// The spool is at its cap: the batch goes back in front of the queue, in memory, and callers
+    /// that can refuse new events (the collector, with 503) do so until a writer reconnects.
+    mutating func spoolRefused(_ batch: [Queued]) -> Effects {
+        spoolFull = true
+        var effects = requeue(batch)
+        // Callers waiting for room are told now (`.spoolFull`), not when the database is back.
+        resumeRoomWaiters(&effects)
+        return effects
+    }
+
+    /// Whether new events should be refused: the spool is full and no writer holds a connection.
+    var isSaturated: Bool { spoolFull && !writers.contains(where: \.connected) }
+
     /// Puts events back in front of the queue, to be written (or spooled) again.
     mutating func requeue(_ batch: [Queued]) -> Effects {
         queue.prepend(contentsOf: batch)
@@ -164,13 +178,16 @@ extension RecorderStateMachine {
 
     // MARK: - End of a round
 
-    /// Ends a writer's round of `work`: at shutdown with no spool and no writer connected, the
-    /// queue has nowhere to go and is dropped (counted) rather than hang the shutdown.
+    /// Ends a writer's round of `work`: at shutdown with no spool (or a full one) and no writer
+    /// connected, the queue has nowhere to go and is dropped (counted) rather than hang the
+    /// shutdown. Those events were never acknowledged: nothing committed or spooled is dropped.
     /// - Returns: whether the writer stops now, and how many events were dropped.
     mutating func endRound(writer number: Int, work: Work) -> (stop: Bool, dropped: Int, Effects) {
         var effects = Effects()
         var dropped = 0
-        if lifecycle == .shuttingDown, !settings.hasSpool, !writers.contains(where: \.connected), !queue.isEmpty {
+        if lifecycle == .shuttingDown, !settings.hasSpool || spoolFull, !writers.contains(where: \.connected),
+            !queue.isEmpty
+        {
             let lost = Array(queue)
             queue.removeAll()
             dropped = lost.count

@@ -83,6 +83,8 @@ struct RecorderStateMachine: Sendable {
     var lifecycle = Lifecycle.running
     var spoolHasData: Bool
     var drainingSpool = false
+    /// The spool refused a batch at its cap, and no writer has reached the database since.
+    var spoolFull = false
     var writers: [Writer]
     var connectionAttempts = 0
     private var flushWaiters: [FlushWaiter] = []
@@ -109,6 +111,9 @@ struct RecorderStateMachine: Sendable {
         case waitForRoom
         /// The recorder is shutting down or stopped.
         case shutDown
+        /// The queue is full, the spool at its cap and the database unreachable: no room will be
+        /// made until it is back, so the caller is refused rather than kept waiting.
+        case spoolFull
     }
 
     /// Queues a valid event, or says why not. `waiter` names the caller should it have to wait.
@@ -117,6 +122,7 @@ struct RecorderStateMachine: Sendable {
         var effects = Effects()
         // Room is made by the writers: a committed batch, or, during an outage, a spooled one.
         guard queue.count < settings.maximumBufferedEvents else {
+            if isSaturated { return (.spoolFull, Effects()) }
             roomWaiters.append(waiter)
             wakeAll(&effects)
             return (.waitForRoom, effects)
@@ -231,7 +237,9 @@ struct RecorderStateMachine: Sendable {
 
     /// Resumes the `record` calls waiting for room once there is some.
     mutating func resumeRoomWaiters(_ effects: inout Effects) {
-        guard !roomWaiters.isEmpty, queue.count < settings.maximumBufferedEvents || lifecycle != .running else {
+        guard !roomWaiters.isEmpty,
+            queue.count < settings.maximumBufferedEvents || lifecycle != .running || isSaturated
+        else {
             return
         }
         effects.rooms += roomWaiters

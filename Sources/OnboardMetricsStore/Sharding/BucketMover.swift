@@ -68,6 +68,9 @@ public struct BucketMover: Sendable {
                     bucket: bucket, events: try Self.copyEvents(bucket: bucket, from: from, to: to),
                     sessions: try Self.copySessions(bucket: bucket, from: from, to: to))
             }
+            // Which id a message without a time was stored under moves with its session: a resend
+            // after the move is dropped on the target as it was on the source.
+            try to.transaction { to in try Self.copyMessageIDs(bucket: bucket, from: from, to: to) }
             try coordinator.transaction { connection in
                 try connection.query("SELECT pg_advisory_xact_lock($1)", [.int64(ShardCatalog.lockKey)])
                 try connection.query(
@@ -76,6 +79,8 @@ public struct BucketMover: Sendable {
             }
             try from.query("DELETE FROM events WHERE onboardmetrics_bucket(session_id) = $1", [.int32(Int32(bucket))])
             try from.query("DELETE FROM sessions WHERE onboardmetrics_bucket(session_id) = $1", [.int32(Int32(bucket))])
+            try from.query(
+                "DELETE FROM message_ids WHERE onboardmetrics_bucket(session_id) = $1", [.int32(Int32(bucket))])
             return moved
         }
     }
@@ -168,6 +173,28 @@ public struct BucketMover: Sendable {
             "bucket_sessions", in: "sessions", key: "t.session_id = c.session_id", expected: copied, bucket: bucket,
             on: to)
         return copied
+    }
+
+    /// Copies the bucket's `message_ids` rows (EventStore+MessageIDs.swift), keeping the target's
+    /// where both hold one: the target stored its events under those.
+    private static func copyMessageIDs(bucket: Int, from: PostgresConnection, to: PostgresConnection) throws {
+        let rows = try from.query(
+            "SELECT session_id, message_key, event_id, seen_at FROM message_ids WHERE onboardmetrics_bucket(session_id) = $1",
+            [.int32(Int32(bucket))])
+        // 4 parameters a row, well inside a statement's 65,535.
+        for start in stride(from: 0, to: rows.count, by: 10_000) {
+            var values: [String] = []
+            var parameters: [PostgresValue] = []
+            for index in start..<min(start + 10_000, rows.count) {
+                let row = rows[index]
+                let base = parameters.count
+                values.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4))")
+                parameters += [row["session_id"], row["message_key"], row["event_id"], row["seen_at"]]
+            }
+            try to.query(
+                "INSERT INTO message_ids (session_id, message_key, event_id, seen_at) VALUES "
+                    + values.joined(separator: ", ") + " ON CONFLICT DO NOTHING", parameters)
+        }
     }
 
     private static func count(_ table: String, on connection: PostgresConnection) throws -> Int {

@@ -36,7 +36,9 @@ struct ShardWriter {
     /// - Throws: `RecorderError` `.spool` when the spool folder cannot be used.
     init(shard: ShardTopology.Shard, spoolDirectory: String) throws {
         self.shard = shard
-        spool = try Spool(directory: spoolDirectory, capacityBytes: 1 << 30, log: { _ in })
+        // Refusing when full, not dropping the oldest: the ingest then stops with the error, and
+        // its files (stored once whatever is run again) can be ingested again once the shard is back.
+        spool = try Spool(directory: spoolDirectory, capacityBytes: 1 << 30, whenFull: .refuse, log: { _ in })
     }
 
     /// Writes one part of a batch of input file `file` (or spools it while the shard is down).
@@ -109,7 +111,7 @@ struct ShardWriter {
     }
 
     private mutating func spoolEvents(_ events: [Event]) throws {
-        _ = try spool.append(events)
+        try spool.append(events)
         written.spooled += events.count
         Logger(label: "onboardmetrics.shards").warning(
             "shard unreachable; its events are spooled until it is back",

@@ -94,6 +94,9 @@ public final class ShardedEventRecorder: EventRecording {
         }
     }
 
+    /// Whether any shard's recorder refuses new events (see ``EventRecording/isRefusingEvents``).
+    public var isRefusingEvents: Bool { recorders.contains(where: \.isRefusingEvents) }
+
     /// The counters of every shard's recorder, summed.
     public var counters: EventRecorder.Counters {
         recorders.map(\.counters).reduce(EventRecorder.Counters(), +)
